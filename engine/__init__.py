@@ -1,0 +1,1 @@
+"""gammon's rules core: boards, move generation, formats and games (numpy only)."""

@@ -1,0 +1,194 @@
+"""The one board layout used end to end, and the small exact helpers around it.
+
+A board is 26 small integers seen from the side to move (the *mover*), the layout of
+``../shared/data/README.md`` and of GNU Backgammon's own numbering:
+
+==========  ==============================================================
+index       meaning
+==========  ==============================================================
+``0``       opponent checkers on the bar (count, >= 0)
+``1..24``   points numbered from the mover's side: > 0 mover checkers,
+            < 0 opponent checkers
+``25``      mover checkers on the bar (count, >= 0)
+==========  ==============================================================
+
+Borne-off checkers are implicit: ``checkers - (on board + on bar)`` for each side.
+The mover moves from 24 towards 1 and enters from the bar on point ``25 - die``;
+the opponent's own point ``n`` is the mover's point ``25 - n``.
+
+A batch of N boards is one ``(N, 26)`` integer array (``int8`` inside the engine).
+Every function here accepts one board or a batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+OPP_BAR = 0
+MOVER_BAR = 25
+BOARD_SIZE = 26
+MAX_CHECKERS = 15
+DTYPE = np.int8
+
+
+class BoardError(ValueError):
+    """A board that cannot be a backgammon position (says what is wrong)."""
+
+
+def _from_points(points: dict[int, int]) -> np.ndarray:
+    """Board with the same checkers for both sides, given as {mover point: count}."""
+    board = np.zeros(BOARD_SIZE, dtype=DTYPE)
+    for point, count in points.items():
+        board[point] = count
+        board[25 - point] = -count
+    return board
+
+
+# Starting positions (RULES.md, "Board and direction" and "Variants").
+VARIANTS = {
+    "standard": {24: 2, 13: 5, 8: 3, 6: 5},
+    "nackgammon": {24: 2, 23: 2, 13: 4, 8: 3, 6: 4},
+    "hypergammon": {24: 1, 23: 1, 22: 1},
+}
+
+
+def starting_board(variant: str = "standard") -> np.ndarray:
+    """The starting position of ``variant`` (standard, nackgammon, hypergammon)."""
+    try:
+        return _from_points(VARIANTS[variant])
+    except KeyError:
+        raise BoardError(f"unknown variant {variant!r}; choose one of {sorted(VARIANTS)}") from None
+
+
+def variant_checkers(variant: str) -> int:
+    """Checkers per side in ``variant``."""
+    return sum(VARIANTS[variant].values())
+
+
+def mover_counts(boards: np.ndarray) -> np.ndarray:
+    """Mover checkers on points 1..24 and the bar, per board: shape (..., 25), index i = point i+1."""
+    b = np.asarray(boards)
+    return np.maximum(b[..., 1:26], 0)
+
+
+def opponent_counts(boards: np.ndarray) -> np.ndarray:
+    """Opponent checkers in the opponent's own numbering: shape (..., 25), index i = its point i+1, 24 = its bar."""
+    b = np.asarray(boards)
+    own = np.maximum(-b[..., 24:0:-1], 0)  # mover point 24..1 == opponent point 1..24
+    return np.concatenate([own, b[..., 0:1]], axis=-1)
+
+
+def checkers_off(boards: np.ndarray, checkers: int = MAX_CHECKERS) -> np.ndarray:
+    """Borne-off checkers ``[..., (mover, opponent)]``."""
+    return checkers - np.stack(
+        [mover_counts(boards).sum(-1), opponent_counts(boards).sum(-1)], axis=-1
+    )
+
+
+def pip_counts(boards: np.ndarray) -> np.ndarray:
+    """Pip counts ``[..., (mover, opponent)]`` (a checker on the bar counts 25)."""
+    weights = np.arange(1, 26)
+    return np.stack(
+        [
+            (mover_counts(boards) * weights).sum(-1),
+            (opponent_counts(boards) * weights).sum(-1),
+        ],
+        axis=-1,
+    )
+
+
+def flip(boards: np.ndarray) -> np.ndarray:
+    """The same position seen from the other side (the opponent becomes the mover)."""
+    b = np.asarray(boards)
+    out = np.empty_like(b)
+    out[..., 0] = b[..., 25]
+    out[..., 25] = b[..., 0]
+    out[..., 1:25] = -b[..., 24:0:-1]
+    return out
+
+
+def validate(board, checkers: int = MAX_CHECKERS) -> np.ndarray:
+    """Check one board and return it as an int8 array; raise BoardError naming the fault."""
+    try:
+        b = np.asarray(board)
+    except Exception as exc:  # ragged lists and the like
+        raise BoardError(f"board is not an array of integers: {exc}") from None
+    if b.shape != (BOARD_SIZE,):
+        raise BoardError(f"a board has {BOARD_SIZE} entries (opp bar, points 1..24, own bar); got shape {b.shape}")
+    if not np.issubdtype(b.dtype, np.integer):
+        if not (np.issubdtype(b.dtype, np.floating) and np.all(b == np.round(b))):
+            raise BoardError(f"board entries must be integers; got dtype {b.dtype}")
+    b = b.astype(np.int64)
+    if b[OPP_BAR] < 0 or b[MOVER_BAR] < 0:
+        raise BoardError(f"bar counts must be >= 0; got opponent bar {b[OPP_BAR]}, own bar {b[MOVER_BAR]}")
+    if np.any(np.abs(b[1:25]) > checkers):
+        point = int(np.argmax(np.abs(b[1:25]))) + 1
+        raise BoardError(f"point {point} holds {abs(b[point])} checkers; a side has only {checkers}")
+    for side, counts in (("mover", mover_counts(b)), ("opponent", opponent_counts(b))):
+        total = int(counts.sum())
+        if total > checkers:
+            raise BoardError(f"the {side} has {total} checkers on the board and bar; at most {checkers} allowed")
+    return b.astype(DTYPE)
+
+
+def validate_batch(boards, checkers: int = MAX_CHECKERS) -> np.ndarray:
+    """Check an (N, 26) batch cheaply (vectorized) and return it as int8; raise BoardError on the first bad row."""
+    b = np.asarray(boards)
+    if b.ndim != 2 or b.shape[1] != BOARD_SIZE:
+        raise BoardError(f"a batch of boards has shape (N, {BOARD_SIZE}); got {b.shape}")
+    b64 = b.astype(np.int64)
+    bad = (
+        (b64[:, OPP_BAR] < 0)
+        | (b64[:, MOVER_BAR] < 0)
+        | (mover_counts(b64).sum(1) > checkers)
+        | (opponent_counts(b64).sum(1) > checkers)
+    )
+    if np.any(bad) or not np.array_equal(b64, b):
+        row = int(np.argmax(bad)) if np.any(bad) else 0
+        try:
+            validate(b[row], checkers)
+        except BoardError as exc:
+            raise BoardError(f"board {row}: {exc}") from None
+        raise BoardError(f"board {row}: entries must be integers")
+    return b.astype(DTYPE)
+
+
+def render(board, checkers: int = MAX_CHECKERS, names: tuple[str, str] = ("X (on roll)", "O")) -> str:
+    """A text drawing of one board from the mover's side (X = mover, O = opponent).
+
+    Points 13..24 run along the top, 12..1 along the bottom, as gnubg draws them for the
+    player on roll; the bar and borne-off counts are written beside the board.
+    """
+    b = validate(board, checkers).astype(int)
+    off_x, off_o = checkers_off(b, checkers)
+    pips = pip_counts(b)
+
+    def column(point: int, top: bool) -> list[str]:
+        n = b[point]
+        mark = "X" if n > 0 else "O"
+        cells = []
+        for row in range(5):
+            if abs(n) > row:
+                cells.append(str(abs(n)) if row == 4 and abs(n) > 5 else mark)
+            else:
+                cells.append(".")
+        return cells if top else cells[::-1]
+
+    def half(points: list[int], top: bool) -> list[str]:
+        cols = [column(p, top) for p in points]
+        lines = []
+        for row in range(5):
+            left = " ".join(f"{c[row]:>2}" for c in cols[:6])
+            right = " ".join(f"{c[row]:>2}" for c in cols[6:])
+            lines.append(f"|{left} |   |{right} |")
+        return lines
+
+    top_points = list(range(13, 25))
+    bottom_points = list(range(12, 0, -1))
+    header = " " + " ".join(f"{p:>2}" for p in top_points[:6]) + "       " + " ".join(f"{p:>2}" for p in top_points[6:])
+    footer = " " + " ".join(f"{p:>2}" for p in bottom_points[:6]) + "       " + " ".join(f"{p:>2}" for p in bottom_points[6:])
+    rule = "+" + "-" * 18 + "+---+" + "-" * 18 + "+"
+    bar = f"|{'':18}|BAR|{'':18}|   X bar {b[MOVER_BAR]}, O bar {b[OPP_BAR]}"
+    lines = [header, rule, *half(top_points, True), bar, *half(bottom_points, False), rule, footer]
+    lines.append(f"{names[0]}: pips {pips[0]}, off {off_x}    {names[1]}: pips {pips[1]}, off {off_o}")
+    return "\n".join(lines)

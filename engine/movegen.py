@@ -1,0 +1,284 @@
+"""Vectorized legal-move generation: every distinct afterstate of a batch of (board, dice).
+
+The generator works on whole batches with numpy and has no Python loop over positions
+or over afterstates. One *step* (one die played by one checker) is applied to every
+partial play at once:
+
+1. Each partial play is a 32-byte row: the board (bytes 0..25, layout of
+   :mod:`engine.board`), the source point of each step played so far (bytes 26..29)
+   and the dice in the order they are played (bytes 30, 31; doubles repeat the die).
+2. The legal sources for a die come out of bit masks, one 32-bit word per row:
+   ``occupied & (open << die)`` for ordinary moves, then the bar rule and the
+   bear-off rules (exact die, or the highest checker when the die is larger).
+3. Children are copied row-wise and the step is applied with flat scatter updates,
+   hits included; a linear 64-bit hash of each child is updated alongside.
+4. Duplicates are removed by sorting the hashes; rows that share a hash are compared
+   byte for byte, so a hash collision can never merge two different positions (an
+   exact, slower path takes over if one ever occurs).
+
+Compulsory play (RULES.md): a play must use as many dice as possible; when only one
+of two different dice can be played, the larger one must be played if it can. Doubles
+go four levels deep, deduplicated at every level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .board import BOARD_SIZE, BoardError, validate_batch
+
+ROW = 32  # bytes per partial play: 26 board + 4 step sources + 2 dice
+STEP_COLS = slice(26, 30)
+DIE1_COL, DIE2_COL = 30, 31
+
+_BITS_POINTS = np.uint32(((1 << 26) - 1) & ~1)  # bits 1..25: points 1..24 and the bar
+_BITS_TARGETS = np.uint32(((1 << 25) - 1) & ~1)  # bits 1..24: points a checker can land on
+_BITS_OUTSIDE_HOME = np.uint32(((1 << 26) - 1) & ~((1 << 7) - 1))  # bits 7..25
+_BAR_BIT = np.uint32(1 << 25)
+# Highest set bit of a 7-bit home-board mask (bits 1..6), 0 when empty.
+_HIGHEST_HOME = np.array([int(m).bit_length() - 1 if m else 0 for m in range(128)], dtype=np.uint32)
+
+# Linear hash of a board: sum(board[j] * _WEIGHTS[j]) + parent * _PARENT_SALT (mod 2**64).
+# Fixed seed: the output order does not depend on it, but runs stay bit-reproducible.
+_rng = np.random.default_rng(0x6A6D)
+_WEIGHTS = _rng.integers(0, 2**63, size=BOARD_SIZE, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+_PARENT_SALT = np.uint64(_rng.integers(0, 2**63, dtype=np.uint64) * 2 + 1)
+del _rng
+
+
+@dataclass(frozen=True)
+class Afterstates:
+    """All distinct legal afterstates of a batch, flat, grouped by input.
+
+    ``boards[offsets[i]:offsets[i+1]]`` are the afterstates of input ``i``, still seen
+    from the mover (the side that just moved). When nothing can be played the single
+    afterstate is the unchanged board. ``steps[k]`` holds one legal play reaching
+    ``boards[k]``: four ``(from, to)`` pairs in play order, ``to == 0`` for bearing off,
+    unused steps ``(-1, -1)``.
+    """
+
+    boards: np.ndarray  # (M, 26) int8
+    parent: np.ndarray  # (M,) int64, index of the input each afterstate belongs to
+    offsets: np.ndarray  # (N + 1,) int64
+    steps: np.ndarray  # (M, 4, 2) int8
+    dice_used: np.ndarray  # (N,) int8, dice the legal plays use (0..2, or 0..4 for doubles)
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def counts(self) -> np.ndarray:
+        """Number of afterstates of each input."""
+        return np.diff(self.offsets)
+
+    def of(self, i: int) -> np.ndarray:
+        """Afterstates of input ``i``."""
+        return self.boards[self.offsets[i] : self.offsets[i + 1]]
+
+
+def _source_masks(rows: np.ndarray, die: np.ndarray) -> np.ndarray:
+    """Bit mask (uint32 per row) of the points a checker may legally move ``die`` from."""
+    occupied = np.packbits(rows > 0, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_POINTS
+    open_ = np.packbits(rows >= -1, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_TARGETS
+    die32 = die.astype(np.uint32)
+    ordinary = occupied & (open_ << die32)
+    on_bar = (occupied & _BAR_BIT) != 0
+    ordinary = np.where(on_bar, ordinary & _BAR_BIT, ordinary)
+    # Bearing off: everything home; the exact point, else the highest checker if below the die.
+    all_home = (occupied & _BITS_OUTSIDE_HOME) == 0
+    exact = (occupied >> die32) & np.uint32(1)
+    highest = _HIGHEST_HOME[occupied & np.uint32(0x7E)]
+    bear_point = np.where(exact != 0, die32, np.where(highest < die32, highest, 0))
+    bear_off = np.where(all_home & (bear_point > 0), np.uint32(1) << bear_point.astype(np.uint32), 0)
+    return (ordinary | bear_off.astype(np.uint32)) & _BITS_POINTS
+
+
+def _expand(rows: np.ndarray, keys: np.ndarray, die_col: int, step: int, canonical: bool = False):
+    """Play one die (the one in column ``die_col``) in every legal way from every row.
+
+    Returns the children rows, their hashes and the index of the row each came from.
+    """
+    die = rows[:, die_col]
+    masks = _source_masks(rows, die)
+    if canonical and step > 0:
+        # Doubles: sources never increase along a play (gnubg's order); this reaches every
+        # afterstate while skipping the reorderings of the same steps.
+        last = rows[:, STEP_COLS.start + step - 1].astype(np.uint32)
+        masks &= (np.uint32(2) << last) - np.uint32(1)
+    bits = np.unpackbits(masks.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")
+    flat_bits = np.flatnonzero(bits)  # 1-D nonzero is several times faster than 2-D
+    origin, source = flat_bits >> 5, flat_bits & 31
+    children = _take_rows(rows, origin)
+    n = len(origin)
+    flat = children.reshape(-1)
+    base = np.arange(n, dtype=np.int64) * ROW
+    target = source - die[origin].astype(np.int64)
+    flat[base + source] -= 1
+    flat[base + STEP_COLS.start + step] = source
+    child_keys = keys[origin] - _WEIGHTS[source]
+    lands = target > 0
+    land_idx = base[lands] + target[lands]
+    before = flat[land_idx]
+    hit = before == -1
+    flat[land_idx] = np.where(hit, 1, before + 1)
+    flat[base[lands][hit]] += 1  # the hit checker goes to the opponent's bar (column 0)
+    landed_weight = _WEIGHTS[target[lands]] * np.where(hit, np.uint64(2), np.uint64(1))
+    child_keys[lands] += landed_weight + np.where(hit, _WEIGHTS[0], np.uint64(0))
+    return children, child_keys, origin
+
+
+def _take_rows(rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``rows[index]`` for 32-byte rows, copied as four 64-bit words (much faster than byte rows)."""
+    return np.take(rows.view(np.uint64), index, axis=0).view(np.int8)
+
+
+def _same_position(rows: np.ndarray, parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether every row ``a[i]`` holds the same board of the same input as row ``b[i]``."""
+    words = rows.view(np.uint64)
+    diff = np.take(words, a, axis=0) ^ np.take(words, b, axis=0)
+    diff[:, 3] &= np.uint64(0xFFFF)  # bytes 24, 25 of the last word; 26..31 are the play record
+    return not diff.any() and np.array_equal(parent[a], parent[b])
+
+
+# Odd multipliers for the rounds of the hash table in :func:`_unique` (Fibonacci hashing).
+_TABLE_MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 * (2 * r + 1)) % 2**64) for r in range(8)]
+
+
+def _unique(rows: np.ndarray, keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Indices of one row per distinct (parent, board), in ascending row order.
+
+    An open hash table built by scatter: every row writes its index into the slot of its
+    hash and reads back the slot's last writer. A row whose hash equals its writer's is a
+    duplicate of that row (checked byte for byte) or the writer itself; rows that met a
+    different hash retry in a fresh table with another multiplier. No sort, O(rows).
+    """
+    keep = np.zeros(len(keys), dtype=bool)
+    pending = np.arange(len(keys))
+    for multiplier in _TABLE_MULTIPLIERS:
+        if len(pending) == 0:
+            return np.flatnonzero(keep)
+        bits = max(4, (4 * len(pending) - 1).bit_length())
+        slot = ((keys[pending] * multiplier) >> np.uint64(64 - bits)).astype(np.intp)
+        table = np.empty(1 << bits, dtype=np.intp)
+        table[slot] = pending
+        writer = table[slot]
+        settled = keys[writer] == keys[pending]
+        copies = settled & (writer != pending)
+        if not _same_position(rows, parent, pending[copies], writer[copies]):
+            return _unique_exact(rows, parent)
+        keep[writer[settled]] = True
+        pending = pending[~settled]
+    return _unique_exact(rows, parent)  # pathological: equal slots in every round
+
+
+def _initial_rows(boards: np.ndarray, first: np.ndarray, second: np.ndarray, index: np.ndarray):
+    rows = np.zeros((len(index), ROW), dtype=np.int8)
+    rows[:, :BOARD_SIZE] = boards[index]
+    rows[:, DIE1_COL] = first[index]
+    rows[:, DIE2_COL] = second[index]
+    keys = boards[index].astype(np.int64).view(np.uint64) @ _WEIGHTS + index.astype(np.uint64) * _PARENT_SALT
+    return rows, keys
+
+
+def _deepest(levels: list[tuple], dice_counts: list[int], index: np.ndarray, n: int, dice_used: np.ndarray):
+    """Keep, for every input, only the plays of the best level it reaches.
+
+    ``levels`` are (rows, keys, parent) in rising order of preference: for doubles the
+    plays of 0..4 dice; for two dice the unchanged board, the smaller die alone, the
+    larger die alone, both dice (so the larger die wins when only one can be played).
+    Writes the dice each input uses into ``dice_used`` and returns the kept plays.
+    """
+    best = np.zeros(n, dtype=np.int8)
+    for level, (_, _, parent) in enumerate(levels):
+        best[parent] = level
+    dice_used[index] = np.asarray(dice_counts, dtype=np.int8)[best[index]]
+    kept = []
+    for level, (rows, keys, parent) in enumerate(levels):
+        chosen = best[parent] == level
+        if chosen.all():
+            kept.append((rows, keys, parent))
+        elif chosen.any():
+            pick = np.flatnonzero(chosen)
+            kept.append((rows[pick], keys[pick], parent[pick]))
+    return kept
+
+
+def _double_levels(boards, die, index):
+    """Plays of 0..4 steps of a double, sources never increasing along a play."""
+    rows, keys = _initial_rows(boards, die, die, index)
+    parent = index.astype(np.int64)
+    levels = [(rows, keys, parent)]
+    for step in range(4):
+        rows, keys, origin = _expand(rows, keys, DIE1_COL, step, canonical=True)
+        parent = parent[origin]
+        levels.append((rows, keys, parent))
+    return levels, [0, 1, 2, 3, 4]
+
+
+def _two_dice_levels(boards, high, low, index):
+    """Plays of two different dice in both orders, ranked for the compulsory-play rules."""
+    one_die, both = {}, []
+    for first, second in ((high, low), (low, high)):
+        rows, keys = _initial_rows(boards, first, second, index)
+        once, once_keys, origin = _expand(rows, keys, DIE1_COL, 0)
+        twice, twice_keys, origin2 = _expand(once, once_keys, DIE2_COL, 1)
+        one_die[first is high] = (once, once_keys, index[origin])
+        both.append((twice, twice_keys, index[origin][origin2]))
+    unchanged = (rows, keys, index.astype(np.int64))
+    both = tuple(np.concatenate(parts) for parts in zip(*both))
+    return [unchanged, one_die[False], one_die[True], both], [0, 1, 1, 2]
+
+
+def generate(boards, dice, *, check: bool = True) -> Afterstates:
+    """All distinct legal afterstates of every (board, dice) pair.
+
+    ``boards``: (N, 26) integers in the layout of :mod:`engine.board`, mover to play.
+    ``dice``: (N, 2) integers 1..6, in any order. One board of shape (26,) with dice of
+    shape (2,) is treated as a batch of one. ``check=False`` skips input validation (for
+    callers that produced the boards themselves).
+    """
+    boards = np.asarray(boards)
+    dice = np.asarray(dice)
+    if boards.ndim == 1:
+        boards, dice = boards[None], dice[None]
+    if check:
+        boards = validate_batch(boards)
+        if dice.shape != (len(boards), 2) or not np.issubdtype(dice.dtype, np.integer):
+            raise BoardError(f"dice must be integers of shape ({len(boards)}, 2); got {dice.dtype} {dice.shape}")
+        if np.any((dice < 1) | (dice > 6)):
+            raise BoardError(f"dice must be 1..6; got {dice[np.any((dice < 1) | (dice > 6), axis=1)][0].tolist()}")
+    boards = boards.astype(np.int8, copy=False)
+    n = len(boards)
+    high = np.maximum(dice[:, 0], dice[:, 1]).astype(np.int8)
+    low = np.minimum(dice[:, 0], dice[:, 1]).astype(np.int8)
+    doubles = high == low
+    dice_used = np.zeros(n, dtype=np.int8)
+    pieces = []
+    for index, levels_of in ((np.flatnonzero(doubles), _double_levels), (np.flatnonzero(~doubles), _two_dice_levels)):
+        if len(index):
+            levels, dice_counts = levels_of(boards, high, index) if levels_of is _double_levels else levels_of(boards, high, low, index)
+            pieces += _deepest(levels, dice_counts, index, n, dice_used)
+    rows, keys, parent = (np.concatenate(part) for part in zip(*pieces))
+    keep = _unique(rows, keys, parent)
+    keep = keep[np.argsort(parent[keep], kind="stable")]
+    rows, parent = _take_rows(rows, keep), parent[keep]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(parent, minlength=n), out=offsets[1:])
+    return Afterstates(
+        boards=rows[:, :BOARD_SIZE].copy(),
+        parent=parent,
+        offsets=offsets,
+        steps=_play_steps(rows),
+        dice_used=dice_used,
+    )
+
+
+def _play_steps(rows: np.ndarray) -> np.ndarray:
+    """(from, to) of each recorded step; to = 0 for bearing off, (-1, -1) when unused."""
+    sources = rows[:, STEP_COLS].astype(np.int16)
+    dice = rows[:, [DIE1_COL, DIE2_COL, DIE2_COL, DIE2_COL]].astype(np.int16)
+    used = sources > 0
+    targets = np.maximum(sources - dice, 0)
+    steps = np.stack([np.where(used, sources, -1), np.where(used, targets, -1)], axis=-1)
+    return steps.astype(np.int8)
