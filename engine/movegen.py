@@ -172,6 +172,13 @@ def _unique(rows: np.ndarray, keys: np.ndarray, parent: np.ndarray) -> np.ndarra
     return _unique_exact(rows, parent)  # pathological: equal slots in every round
 
 
+def _unique_exact(rows: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Collision-proof fallback for :func:`_unique`: sorts whole (parent, board) rows."""
+    table = np.concatenate([parent[:, None], rows[:, :BOARD_SIZE].astype(np.int64)], axis=1)
+    _, first = np.unique(table, axis=0, return_index=True)
+    return np.sort(first)
+
+
 def _initial_rows(boards: np.ndarray, first: np.ndarray, second: np.ndarray, index: np.ndarray):
     rows = np.zeros((len(index), ROW), dtype=np.int8)
     rows[:, :BOARD_SIZE] = boards[index]

@@ -142,6 +142,11 @@ class _Builder:
             put(int(p), int(c))
 
     def board(self) -> np.ndarray:
+        """The board; a side left without any checker gets one on its bar (no game over)."""
+        if not np.any(self.b[1:25] < 0) and self.b[OPP_BAR] == 0:
+            self.b[OPP_BAR] = 1
+        if not np.any(self.b[1:26] > 0):
+            self.b[MOVER_BAR] = 1
         return self.b.copy()
 
 
@@ -352,7 +357,9 @@ def one_die_only(n: int = 700, seed: int = 0):
     """Two different dice of which only one can be played (the larger-die rule decides).
 
     One free checker on ``p`` (or the bar); ``p-a`` and/or ``p-b`` open and ``p-a-b``
-    blocked, so no play uses both dice; the other mover checkers cannot move at all.
+    blocked, so no play uses both dice; when only one of the dice can move it, often a
+    second checker that can move that same die only; the other mover checkers cannot
+    move at all.
     """
     rng = _rng("one_die_only", seed, n)
     boards, dice = [], []
@@ -376,6 +383,22 @@ def one_die_only(n: int = 700, seed: int = 0):
             if g.b[q] == 0 and rng.random() < 0.3:
                 g.opp(q, 1)
         avoid = {p, land_hi, land_lo, land_both}
+        if pattern != "both_single" and not from_bar and rng.random() < 0.6:
+            # a second checker that can play the same die only: two or more choices
+            step, other = (hi, lo) if pattern == "only_high" else (lo, hi)
+            for p2 in rng.permutation(np.arange(max(8, hi + lo + 1), 25)):
+                p2 = int(p2)
+                opened, shut = p2 - step, (p2 - other, p2 - hi - lo)
+                if g.b[p2] < 0 or g.b[opened] < -1 or any(g.b[q] > 0 or q in avoid for q in shut):
+                    continue
+                if sum(2 for q in shut if g.b[q] > -2) > g.opp_left:
+                    continue
+                for q in shut:
+                    if g.b[q] > -2:
+                        g.opp(q, 2 + int(g.b[q]))
+                g.mover(p2, 1)
+                avoid |= {p2, opened, *shut}
+                break
         _stuck_checkers(g, (hi, lo), avoid, int(rng.integers(0, 3)))
         # the rest of the opponent: on its blocks, or borne off
         blocks = [q for q in range(1, 25) if g.b[q] <= -2]
@@ -389,19 +412,19 @@ def one_die_only(n: int = 700, seed: int = 0):
     return _pack(boards, dice)
 
 
-def doubles_partial(n: int = 700, seed: int = 0):
+def doubles_partial(n: int = 800, seed: int = 0):
     """Doubles that can be played only 1, 2 or 3 times (0 and 4 now and then).
 
     One free checker (on a point or the bar) whose path is open for ``t`` steps and then
-    blocked; every other mover checker is stuck. Bar entries with 1..3 checkers on the
-    bar and more blocks behind the entry point are a quarter of the family.
+    blocked; every other mover checker is stuck. A third of the family is bar entry: 1..3
+    checkers on the bar all enter, then the point ``d`` beyond the entry is blocked.
     """
     rng = _rng("doubles_partial", seed, n)
     boards, dice = [], []
     for i in range(n):
         d = int(rng.integers(1, 7))
         g = _Builder(rng, mover=int(rng.integers(1, 16)))
-        if i % 4 == 3:
+        if i % 3 == 2:
             # k checkers on the bar enter on 25-d, then the entered ones are blocked
             k = int(rng.integers(1, 4))
             g.mover(MOVER_BAR, k)
@@ -504,8 +527,8 @@ CORNER_FAMILIES = {
     "random_legal": random_legal,
 }
 
-# Games per variant for :func:`all_families` (about 5,400 / 4,300 / 3,100 positions).
-RANDOM_PLAY_GAMES = {"standard": 56, "nackgammon": 36, "hypergammon": 140}
+# Games per variant for :func:`all_families` (about 6,100 / 5,300 / 3,600 positions).
+RANDOM_PLAY_GAMES = {"standard": 64, "nackgammon": 40, "hypergammon": 160}
 
 
 def all_families(seed: int = 0, scale: float = 1.0) -> dict[str, tuple[np.ndarray, np.ndarray]]:

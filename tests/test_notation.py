@@ -1,0 +1,109 @@
+"""gnubg move notation: our strings equal gnubg's, and every legal play's string reads back to it."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from benchmarks.movegen import load_workload
+from engine.board import flip, starting_board
+from engine.formats import board_from_position_id, position_id
+from engine.notation import MoveError, find_play, format_move, legal_plays, parse_move
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_our_notation_is_gnubgs_on_3481_of_its_moves():
+    checked = 0
+    for line in open(DATA / "dev_positions.jsonl"):
+        item = json.loads(line)
+        board = board_from_position_id(item["position_id"])
+        by_result = {position_id(flip(p.board)): p for p in legal_plays(board, item["dice"])}
+        for move in item["moves_2ply"]:
+            play = by_result[move["result_id"]]
+            assert play.notation == move["move"], (item["position_id"], item["dice"])
+            assert position_id(flip(find_play(board, item["dice"], move["move"]).board)) == move["result_id"]
+            checked += 1
+    assert checked == 3481
+
+
+def test_every_legal_play_reads_back_from_its_notation():
+    boards, dice, _ = load_workload(DATA / "movegen_workload.jsonl")
+    for i in range(0, len(boards), 50):
+        for play in legal_plays(boards[i], dice[i]):
+            assert np.array_equal(find_play(boards[i], dice[i], play.notation).board, play.board)
+
+
+def test_format_joins_steps_of_one_checker_and_counts_repeats():
+    board = starting_board()
+    assert format_move(board, [(24, 18), (18, 14)]) == "24/14"
+    assert format_move(board, [(8, 5), (8, 5), (6, 3), (6, 3)]) == "8/5(2) 6/3(2)"
+    hit = board.copy()
+    hit[18] = -1
+    hit[19] = -4
+    assert format_move(hit, [(24, 18), (18, 14)]) == "24/18*/14"
+    assert format_move(board, [(25, 22)]) == "bar/22"
+    assert format_move(board, [(6, 0), (5, 0)]) == "6/off 5/off"
+
+
+def test_parse_accepts_what_people_type():
+    assert parse_move("24/18 13/11") == [(24, 18), (13, 11)]
+    assert parse_move("bar/22* 6/off") == [(25, 22), (6, 0)]
+    assert parse_move("8/5(2)") == [(8, 5), (8, 5)]
+    assert parse_move("24/18*/13") == [(24, 18), (18, 13)]
+    assert parse_move("B/20 5/O") == [(25, 20), (5, 0)]
+    assert parse_move("  ") == []
+    assert find_play(starting_board(), (3, 1), "6/5, 8/5").notation == "8/5 6/5"
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("24/18/", "ends with '/'"),
+        ("/24", "between two points"),
+        ("26/20", "does not exist"),
+        ("13/20", "backwards"),
+        ("8/5(9)", "1 to 4 times"),
+        ("hello", "cannot read"),
+        ("24", "no destination"),
+    ],
+)
+def test_parse_errors_name_the_problem(text, fragment):
+    with pytest.raises(MoveError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        parse_move(text)
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("24/18", "uses 2 of the 2 dice"),
+        ("7/1 13/9", "no checker on 7"),
+        ("6/off 6/2", "home board"),
+        ("bar/21 24/18", "no checker on bar"),
+        ("24/13", "at most 10"),
+    ],
+)
+def test_illegal_moves_say_why(text, fragment):
+    with pytest.raises(MoveError, match=fragment):
+        find_play(starting_board(), (6, 4), text)
+
+
+def test_blocked_point_and_bar_rules_are_explained():
+    board = starting_board()
+    board[25], board[6] = 1, 4
+    with pytest.raises(MoveError, match="on the bar: they must enter first"):
+        find_play(board, (6, 4), "13/7 13/9")
+    with pytest.raises(MoveError, match="point 19 is blocked"):
+        find_play(starting_board(), (6, 5), "24/19 24/18")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789/*() barofBAROF,-", max_size=24))
+def test_any_text_is_a_legal_play_or_a_move_error(text):
+    try:
+        play = find_play(starting_board(), (5, 2), text)
+    except MoveError:
+        return
+    assert play.notation in {p.notation for p in legal_plays(starting_board(), (5, 2))}
