@@ -64,39 +64,56 @@ def check(boards, dice, hashes):
     return bad
 
 
-def time_ours(boards, dice, batch: int, min_seconds: float) -> dict:
-    """Items/s and afterstates/s of :func:`generate` on the workload cut into batches."""
-    n = len(boards)
-    if batch == 1:  # one call per item; a prefix is enough to time it
-        n = min(n, 2000)
-    starts = range(0, n, batch)
-    best, afterstates = float("inf"), 0
-    spent = 0.0
-    while spent < min_seconds or best == float("inf"):
-        t0 = time.perf_counter()
-        afterstates = sum(len(generate(boards[s : s + batch], dice[s : s + batch], check=False)) for s in starts)
-        elapsed = time.perf_counter() - t0
-        best, spent = min(best, elapsed), spent + elapsed
-    return {"batch": batch, "items": n, "items_per_s": n / best, "afterstates_per_s": afterstates / best}
+def ours_pass(boards, dice, batch: int) -> tuple[float, int]:
+    """Seconds and afterstates for one pass of :func:`generate` over the items cut into batches."""
+    t0 = time.perf_counter()
+    afterstates = sum(len(generate(boards[s : s + batch], dice[s : s + batch], check=False)) for s in range(0, len(boards), batch))
+    return time.perf_counter() - t0, afterstates
 
 
-def time_gnubg(boards, dice, min_seconds: float):
-    """The same figures for gnubg_nn.moves (C), one call per item, or None when not installed."""
+def gnubg_pass(boards, dice):
+    """The same for gnubg_nn.moves (C), one call per item; None when gnubg_nn is not installed."""
     try:
         import gnubg_nn
     except ImportError:
         return None
     gnubg_boards = [[o.tolist(), m.tolist()] for o, m in zip(opponent_counts(boards), mover_counts(boards))]
     pairs = [(int(a), int(b)) for a, b in dice]
-    best, afterstates, spent = float("inf"), 0, 0.0
-    while spent < min_seconds or best == float("inf"):
-        t0 = time.perf_counter()
-        # gnubg lists no move when none is legal; we count the unchanged board as one afterstate.
-        afterstates = sum(max(1, len(gnubg_nn.moves(b, d1, d2))) for b, (d1, d2) in zip(gnubg_boards, pairs))
-        elapsed = time.perf_counter() - t0
-        best, spent = min(best, elapsed), spent + elapsed
-    n = len(boards)
-    return {"items": n, "items_per_s": n / best, "afterstates_per_s": afterstates / best}
+    t0 = time.perf_counter()
+    # gnubg lists no move when none is legal; we count the unchanged board as one afterstate.
+    afterstates = sum(max(1, len(gnubg_nn.moves(b, d1, d2))) for b, (d1, d2) in zip(gnubg_boards, pairs))
+    return time.perf_counter() - t0, afterstates
+
+
+def measure(boards, dice, batches: list[int], rounds: int) -> dict:
+    """Interleaved rounds (gnubg, then ours at each batch size) so both see the same machine load.
+
+    Reports each side's best round, and the median over rounds of the per-round ratio.
+    """
+    ours = {b: [] for b in batches}
+    gnubg = []
+    for _ in range(rounds):
+        g = gnubg_pass(boards, dice)
+        if g:
+            gnubg.append(g)
+        for b in batches:
+            items = boards if b > 1 else boards[:2000]  # one call per item: a prefix is enough
+            ours[b].append((ours_pass(items, dice[: len(items)], b), len(items)))
+    report = {"rounds": rounds, "ours": []}
+    if gnubg:
+        best = min(t for t, _ in gnubg)
+        report["gnubg"] = {"items_per_s": len(boards) / best, "afterstates_per_s": gnubg[0][1] / best}
+    for b in batches:
+        runs = ours[b]
+        n = runs[0][1]
+        best_t = min(t for (t, _), _ in runs)
+        row = {"batch": b, "items": n, "items_per_s": n / best_t, "afterstates_per_s": runs[0][0][1] / best_t}
+        if gnubg:
+            ratios = [(n / t) / (len(boards) / g) for ((t, _), _), (g, _) in zip(runs, gnubg)]
+            row["ratio_to_gnubg"] = float(np.median(ratios))
+            row["ratio_range"] = [min(ratios), max(ratios)]
+        report["ours"].append(row)
+    return report
 
 
 def main(argv=None) -> int:
@@ -105,7 +122,7 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help="compare every item's afterstate-set hash")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--batches", default="1,64,4096", help="comma-separated batch sizes")
-    parser.add_argument("--min-seconds", type=float, default=2.0, help="time each measurement at least this long (best run kept)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
     args = parser.parse_args(argv)
 
     boards, dice, hashes = load_workload(args.workload)
@@ -115,23 +132,22 @@ def main(argv=None) -> int:
         bad = check(boards, dice, hashes)
         report["mismatches"] = len(bad)
         report["first_mismatches"] = bad[:5]
-    report["ours"] = [time_ours(boards, dice, int(b), args.min_seconds) for b in args.batches.split(",")]
-    gnubg = time_gnubg(boards, dice, args.min_seconds)
-    if gnubg:
-        report["gnubg"] = gnubg
-        for row in report["ours"]:
-            row["ratio_to_gnubg"] = row["items_per_s"] / gnubg["items_per_s"]
+    report.update(measure(boards, dice, [int(b) for b in args.batches.split(",")], args.rounds))
+    gnubg = report.get("gnubg")
 
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"workload {report['workload']}: {report['items']} items")
+        print(f"workload {report['workload']}: {report['items']} items; best of {args.rounds} interleaved rounds")
         if args.check:
             print(f"check: {report['mismatches']} mismatches")
             for bad in report["first_mismatches"]:
                 print("  ", bad)
         for row in report["ours"]:
-            ratio = f"   {row['ratio_to_gnubg']:.2f}x gnubg" if "ratio_to_gnubg" in row else ""
+            ratio = ""
+            if "ratio_to_gnubg" in row:
+                low, high = row["ratio_range"]
+                ratio = f"   {row['ratio_to_gnubg']:.2f}x gnubg (median of {args.rounds} rounds, {low:.2f}-{high:.2f})"
             print(f"ours  batch {row['batch']:>5}: {row['items_per_s']:>10,.0f} items/s {row['afterstates_per_s']:>12,.0f} afterstates/s{ratio}")
         if gnubg:
             print(f"gnubg_nn.moves (C)  : {gnubg['items_per_s']:>10,.0f} items/s {gnubg['afterstates_per_s']:>12,.0f} afterstates/s")

@@ -24,6 +24,7 @@ go four levels deep, deduplicated at every level.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -44,6 +45,7 @@ _HIGHEST_HOME = np.array([int(m).bit_length() - 1 if m else 0 for m in range(128
 # Fixed seed: the output order does not depend on it, but runs stay bit-reproducible.
 _rng = np.random.default_rng(0x6A6D)
 _WEIGHTS = _rng.integers(0, 2**63, size=BOARD_SIZE, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+_LANDING_WEIGHTS = np.concatenate([_WEIGHTS, np.zeros(ROW - BOARD_SIZE, dtype=np.uint64)])  # off: no board change
 _PARENT_SALT = np.uint64(_rng.integers(0, 2**63, dtype=np.uint64) * 2 + 1)
 del _rng
 
@@ -62,8 +64,18 @@ class Afterstates:
     boards: np.ndarray  # (M, 26) int8
     parent: np.ndarray  # (M,) int64, index of the input each afterstate belongs to
     offsets: np.ndarray  # (N + 1,) int64
-    steps: np.ndarray  # (M, 4, 2) int8
+    plays: np.ndarray  # (M, 6) int8: step sources and dice order, decoded by ``steps``
     dice_used: np.ndarray  # (N,) int8, dice the legal plays use (0..2, or 0..4 for doubles)
+
+    @cached_property
+    def steps(self) -> np.ndarray:
+        """(M, 4, 2) int8: (from, to) of each step of each afterstate's play, decoded on first use."""
+        sources = self.plays[:, :4].astype(np.int16)
+        dice = self.plays[:, [4, 5, 5, 5]].astype(np.int16)  # doubles repeat the die
+        used = sources > 0
+        targets = np.maximum(sources - dice, 0)
+        steps = np.stack([np.where(used, sources, -1), np.where(used, targets, -1)], axis=-1)
+        return steps.astype(np.int8)
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -94,37 +106,36 @@ def _source_masks(rows: np.ndarray, die: np.ndarray) -> np.ndarray:
     return (ordinary | bear_off.astype(np.uint32)) & _BITS_POINTS
 
 
-def _expand(rows: np.ndarray, keys: np.ndarray, die_col: int, step: int, canonical: bool = False):
+def _expand(rows: np.ndarray, keys: np.ndarray, die_col: int, step: int, allowed: np.ndarray | None = None):
     """Play one die (the one in column ``die_col``) in every legal way from every row.
 
-    Returns the children rows, their hashes and the index of the row each came from.
+    ``allowed`` (a uint32 bit mask per row) restricts the source points to those whose
+    plays are not reached another way. Returns the children rows, their hashes and the
+    index of the row each came from.
     """
     die = rows[:, die_col]
     masks = _source_masks(rows, die)
-    if canonical and step > 0:
-        # Doubles: sources never increase along a play (gnubg's order); this reaches every
-        # afterstate while skipping the reorderings of the same steps.
-        last = rows[:, STEP_COLS.start + step - 1].astype(np.uint32)
-        masks &= (np.uint32(2) << last) - np.uint32(1)
+    if allowed is not None:
+        masks &= allowed
     bits = np.unpackbits(masks.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")
     flat_bits = np.flatnonzero(bits)  # 1-D nonzero is several times faster than 2-D
     origin, source = flat_bits >> 5, flat_bits & 31
     children = _take_rows(rows, origin)
-    n = len(origin)
     flat = children.reshape(-1)
-    base = np.arange(n, dtype=np.int64) * ROW
-    target = source - die[origin].astype(np.int64)
-    flat[base + source] -= 1
-    flat[base + STEP_COLS.start + step] = source
-    child_keys = keys[origin] - _WEIGHTS[source]
-    lands = target > 0
-    land_idx = base[lands] + target[lands]
-    before = flat[land_idx]
+    base = np.arange(len(origin), dtype=np.int64) * ROW
+    record = STEP_COLS.start + step
+    target = source - die[origin]
+    # A checker borne off "lands" on this step's record byte, which is overwritten below:
+    # one code path for every step, no compaction.
+    landing = base + np.where(target > 0, target, record)
+    before = flat[landing]
     hit = before == -1
-    flat[land_idx] = np.where(hit, 1, before + 1)
-    flat[base[lands][hit]] += 1  # the hit checker goes to the opponent's bar (column 0)
-    landed_weight = _WEIGHTS[target[lands]] * np.where(hit, np.uint64(2), np.uint64(1))
-    child_keys[lands] += landed_weight + np.where(hit, _WEIGHTS[0], np.uint64(0))
+    flat[landing] = np.where(hit, 1, before + 1)
+    flat[base + source] -= 1
+    flat[base + record] = source
+    flat[base[hit]] += 1  # the hit checker goes to the opponent's bar (column 0)
+    landed = _LANDING_WEIGHTS[landing - base]
+    child_keys = keys[origin] - _WEIGHTS[source] + landed + np.where(hit, landed + _WEIGHTS[0], np.uint64(0))
     return children, child_keys, origin
 
 
@@ -217,7 +228,10 @@ def _double_levels(boards, die, index):
     parent = index.astype(np.int64)
     levels = [(rows, keys, parent)]
     for step in range(4):
-        rows, keys, origin = _expand(rows, keys, DIE1_COL, step, canonical=True)
+        # Sources never increase along a play (gnubg's order): every afterstate is still
+        # reached, without the reorderings of the same steps.
+        last = rows[:, STEP_COLS.start + step - 1].astype(np.uint32) if step else np.uint32(25)
+        rows, keys, origin = _expand(rows, keys, DIE1_COL, step, (np.uint32(2) << last) - np.uint32(1))
         parent = parent[origin]
         levels.append((rows, keys, parent))
     return levels, [0, 1, 2, 3, 4]
@@ -229,12 +243,30 @@ def _two_dice_levels(boards, high, low, index):
     for first, second in ((high, low), (low, high)):
         rows, keys = _initial_rows(boards, first, second, index)
         once, once_keys, origin = _expand(rows, keys, DIE1_COL, 0)
-        twice, twice_keys, origin2 = _expand(once, once_keys, DIE2_COL, 1)
+        allowed = None if first is high else _not_reached_high_first(once, boards[index[origin], 25] > 0)
+        twice, twice_keys, origin2 = _expand(once, once_keys, DIE2_COL, 1, allowed)
         one_die[first is high] = (once, once_keys, index[origin])
         both.append((twice, twice_keys, index[origin][origin2]))
     unchanged = (rows, keys, index.astype(np.int64))
     both = tuple(np.concatenate(parts) for parts in zip(*both))
     return [unchanged, one_die[False], one_die[True], both], [0, 1, 1, 2]
+
+
+def _not_reached_high_first(once: np.ndarray, from_bar: np.ndarray) -> np.ndarray:
+    """Sources for the larger die after the smaller one whose play the other order may miss.
+
+    Small die A from s1 to t1, then large die B from s2, is also played large-first
+    (B, then A) whenever neither step bears off, no checker was on the bar and B is not
+    leaving t1: B's source, its landing point and A's are untouched by the other step.
+    Only the rest needs the small-first order: B leaving t1 (perhaps the same checker),
+    B bearing off, or a play from the bar or bearing off with A.
+    """
+    source = once[:, STEP_COLS.start].astype(np.int64)
+    target = source - once[:, DIE1_COL]
+    high = once[:, DIE2_COL].astype(np.uint32)
+    landing = np.where(target > 0, np.uint32(1) << np.maximum(target, 0).astype(np.uint32), np.uint32(0))
+    bearing_off = (np.uint32(2) << high) - np.uint32(2)  # sources 1..high
+    return np.where(from_bar | (target <= 0), _BITS_POINTS, landing | bearing_off).astype(np.uint32)
 
 
 def generate(boards, dice, *, check: bool = True) -> Afterstates:
@@ -276,16 +308,6 @@ def generate(boards, dice, *, check: bool = True) -> Afterstates:
         boards=rows[:, :BOARD_SIZE].copy(),
         parent=parent,
         offsets=offsets,
-        steps=_play_steps(rows),
+        plays=rows[:, STEP_COLS.start :].copy(),
         dice_used=dice_used,
     )
-
-
-def _play_steps(rows: np.ndarray) -> np.ndarray:
-    """(from, to) of each recorded step; to = 0 for bearing off, (-1, -1) when unused."""
-    sources = rows[:, STEP_COLS].astype(np.int16)
-    dice = rows[:, [DIE1_COL, DIE2_COL, DIE2_COL, DIE2_COL]].astype(np.int16)
-    used = sources > 0
-    targets = np.maximum(sources - dice, 0)
-    steps = np.stack([np.where(used, sources, -1), np.where(used, targets, -1)], axis=-1)
-    return steps.astype(np.int8)
