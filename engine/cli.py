@@ -8,11 +8,10 @@ code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
-
-import numpy as np
 
 from .board import VARIANTS, BoardError, flip, render, variant_checkers
 from .formats import parse_position
@@ -54,23 +53,18 @@ def cmd_moves(args) -> int:
     return 0
 
 
-def _policy(name: str, rng: np.random.Generator):
-    from .game import greedy_policy, random_policy
+def _policy(name: str, seed: int):
+    from models.players import load_player
 
-    if name == "random":
-        return random_policy(rng)
-    if name == "heuristic":
-        from models.heuristic import heuristic_value
+    from .evaluator import evaluator_policy
 
-        return greedy_policy(heuristic_value)
-    raise BoardError(f"unknown player {name!r}; choose random or heuristic")
+    return evaluator_policy(load_player(name, seed))
 
 
 def cmd_demo(args) -> int:
     from .game import play_games
 
-    rng = np.random.default_rng(args.seed)
-    players = (_policy(args.x, rng), _policy(args.o, rng))
+    players = (_policy(args.x, args.seed + 1), _policy(args.o, args.seed + 2))
     result = play_games(players, 1, seed=args.seed, variant=args.variant, record=True)
     record = result.records[0]
     names = (f"X ({args.x})", f"O ({args.o})")
@@ -90,12 +84,20 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def cmd_bench(args) -> int:
-    if args.what == "movegen":
-        from benchmarks.movegen import main as movegen_main
+def cmd_train(args) -> int:
+    from training.train import main as train_main
 
-        return movegen_main(args.rest)
-    raise BoardError(f"unknown benchmark {args.what!r}")
+    return train_main(args.rest)
+
+
+BENCHMARKS = ("movegen", "strength", "selfplay")
+
+
+def cmd_bench(args) -> int:
+    if args.what not in BENCHMARKS:
+        raise BoardError(f"unknown benchmark {args.what!r}; choose one of {', '.join(BENCHMARKS)}")
+    module = importlib.import_module(f"benchmarks.{args.what}")
+    return module.main(args.rest)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,8 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="watch a bot-vs-bot game drawn in the terminal")
-    demo.add_argument("--x", default="heuristic", help="player X: heuristic or random (default heuristic)")
-    demo.add_argument("--o", default="heuristic", help="player O: heuristic or random (default heuristic)")
+    demo.add_argument("--x", default="default", help="player X: default (the shipped net), a weights file, pubeval, "
+                      "heuristic, random, gnubg (default: default)")
+    demo.add_argument("--o", default="pubeval", help="player O, as for --x (default: pubeval)")
     demo.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
     demo.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
     demo.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
@@ -124,15 +127,29 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument("--json", action="store_true")
     moves.set_defaults(run=cmd_moves)
 
-    bench = sub.add_parser("bench", help="run a benchmark (movegen)")
-    bench.add_argument("what", choices=["movegen"])
+    train = sub.add_parser("train", help="train a network by self-play (gammon train --help for options)", add_help=False)
+    train.add_argument("rest", nargs=argparse.REMAINDER, help="options for the trainer")
+    train.set_defaults(run=cmd_train)
+
+    bench = sub.add_parser("bench", help="run a benchmark: movegen, strength A B, selfplay")
+    bench.add_argument("what", choices=BENCHMARKS)
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="options passed to the benchmark")
     bench.set_defaults(run=cmd_bench)
     return parser
 
 
+# Sub-commands with their own option parsers: everything after the name is theirs.
+DELEGATED = {"train": cmd_train, "bench": cmd_bench}
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in DELEGATED:
+        args = argparse.Namespace(command=argv[0], run=DELEGATED[argv[0]], rest=argv[1:])
+        if argv[0] == "bench":
+            args.what, args.rest = (argv[1] if len(argv) > 1 else None), argv[2:]
+    else:
+        args = build_parser().parse_args(argv)
     try:
         return args.run(args)
     except ValueError as exc:  # BoardError, FormatError, MoveError: the user's input

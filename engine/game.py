@@ -160,3 +160,47 @@ def _check_choice(choice: np.ndarray, afterstates: Afterstates) -> None:
         g = int(np.argmin(inside))
         raise ValueError(f"policy chose afterstate {choice[g]} for game {g}, outside its range "
                          f"{afterstates.offsets[g]}..{afterstates.offsets[g + 1] - 1}")
+
+
+@dataclass
+class DuelStats:
+    """Cubeless money results of player A against player B, from A's side."""
+
+    games: int
+    ppg: float  # points per game
+    ci95: tuple[float, float]  # 95% confidence interval of ppg
+    win_rate: float
+    gammon_rate: float  # A's wins that are gammons or backgammons, per game
+    backgammon_rate: float
+    lose_gammon_rate: float
+    lose_backgammon_rate: float
+
+    def as_dict(self) -> dict:
+        return {**self.__dict__, "ci95": list(self.ci95)}
+
+
+def duplicate_duel(policy_a: Policy, policy_b: Policy, n_games: int, seed: int = 0, variant: str = "standard") -> DuelStats:
+    """Play ``n_games`` (even) with duplicate dice: each dice sequence twice, sides swapped.
+
+    The confidence interval treats each pair of games as one sample (their mean), which
+    is what makes duplicate dice cut the variance: luck largely cancels inside a pair.
+    """
+    if n_games < 2 or n_games % 2:
+        raise ValueError(f"duplicate games come in pairs: n_games must be even and >= 2; got {n_games}")
+    half = n_games // 2
+    a_first = play_games((policy_a, policy_b), half, seed=seed, variant=variant).points
+    a_second = -play_games((policy_b, policy_a), half, seed=seed, variant=variant).points
+    points = np.concatenate([a_first, a_second]).astype(np.float64)
+    pairs = (a_first + a_second) / 2.0
+    ppg = float(pairs.mean())
+    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(half) if half > 1 else float("inf")
+    return DuelStats(
+        games=n_games,
+        ppg=ppg,
+        ci95=(float(ppg - half_width), float(ppg + half_width)),
+        win_rate=float((points > 0).mean()),
+        gammon_rate=float((points >= 2).mean()),
+        backgammon_rate=float((points >= 3).mean()),
+        lose_gammon_rate=float((points <= -2).mean()),
+        lose_backgammon_rate=float((points <= -3).mean()),
+    )

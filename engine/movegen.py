@@ -12,13 +12,16 @@ partial play at once:
    bear-off rules (exact die, or the highest checker when the die is larger).
 3. Children are copied row-wise and the step is applied with flat scatter updates,
    hits included; a linear 64-bit hash of each child is updated alongside.
-4. Duplicates are removed by sorting the hashes; rows that share a hash are compared
-   byte for byte, so a hash collision can never merge two different positions (an
-   exact, slower path takes over if one ever occurs).
+4. Duplicates are removed with a hash table built by scatter; rows that share a hash
+   are compared byte for byte, so a hash collision can never merge two different
+   positions (an exact, slower path takes over if one ever occurs).
+
+Work that cannot produce a new afterstate is skipped: doubles are played with source
+points that never increase (gnubg's order), and two different dice played small-first
+only where the large-first order cannot reach the same play.
 
 Compulsory play (RULES.md): a play must use as many dice as possible; when only one
-of two different dice can be played, the larger one must be played if it can. Doubles
-go four levels deep, deduplicated at every level.
+of two different dice can be played, the larger one must be played if it can.
 """
 
 from __future__ import annotations
@@ -199,6 +202,13 @@ def _initial_rows(boards: np.ndarray, first: np.ndarray, second: np.ndarray, ind
     return rows, keys
 
 
+def _concatenate(plays: list[tuple]) -> tuple:
+    """Join (rows, keys, parent) triples. Rows stay C-ordered: numpy may lay out a join of
+    single-row arrays (both C- and F-contiguous) in Fortran order, and rows are viewed as words."""
+    rows, keys, parent = (np.concatenate(part) for part in zip(*plays))
+    return np.ascontiguousarray(rows), keys, parent
+
+
 def _deepest(levels: list[tuple], dice_counts: list[int], index: np.ndarray, n: int, dice_used: np.ndarray):
     """Keep, for every input, only the plays of the best level it reaches.
 
@@ -228,8 +238,6 @@ def _double_levels(boards, die, index):
     parent = index.astype(np.int64)
     levels = [(rows, keys, parent)]
     for step in range(4):
-        # Sources never increase along a play (gnubg's order): every afterstate is still
-        # reached, without the reorderings of the same steps.
         last = rows[:, STEP_COLS.start + step - 1].astype(np.uint32) if step else np.uint32(25)
         rows, keys, origin = _expand(rows, keys, DIE1_COL, step, (np.uint32(2) << last) - np.uint32(1))
         parent = parent[origin]
@@ -248,7 +256,7 @@ def _two_dice_levels(boards, high, low, index):
         one_die[first is high] = (once, once_keys, index[origin])
         both.append((twice, twice_keys, index[origin][origin2]))
     unchanged = (rows, keys, index.astype(np.int64))
-    both = tuple(np.concatenate(parts) for parts in zip(*both))
+    both = _concatenate(both)
     return [unchanged, one_die[False], one_die[True], both], [0, 1, 1, 2]
 
 
@@ -294,11 +302,13 @@ def generate(boards, dice, *, check: bool = True) -> Afterstates:
     doubles = high == low
     dice_used = np.zeros(n, dtype=np.int8)
     pieces = []
-    for index, levels_of in ((np.flatnonzero(doubles), _double_levels), (np.flatnonzero(~doubles), _two_dice_levels)):
-        if len(index):
-            levels, dice_counts = levels_of(boards, high, index) if levels_of is _double_levels else levels_of(boards, high, low, index)
-            pieces += _deepest(levels, dice_counts, index, n, dice_used)
-    rows, keys, parent = (np.concatenate(part) for part in zip(*pieces))
+    index = np.flatnonzero(doubles)
+    if len(index):
+        pieces += _deepest(*_double_levels(boards, high, index), index, n, dice_used)
+    index = np.flatnonzero(~doubles)
+    if len(index):
+        pieces += _deepest(*_two_dice_levels(boards, high, low, index), index, n, dice_used)
+    rows, keys, parent = _concatenate(pieces)
     keep = _unique(rows, keys, parent)
     keep = keep[np.argsort(parent[keep], kind="stable")]
     rows, parent = _take_rows(rows, keep), parent[keep]

@@ -1,0 +1,53 @@
+"""Playing strength: cubeless money games between two players, duplicate dice.
+
+    python benchmarks/strength.py A B --games 10000 [--seed S] [--json]
+    gammon bench strength A B --games 10000
+
+A and B are a weights file, ``default`` (the shipped net), ``pubeval``, ``random``,
+``heuristic`` or ``gnubg`` (GNU Backgammon 0-ply via PyPI gnubg-nn). Every dice
+sequence is played twice with the sides swapped; points per game (for A) come with a
+95% confidence interval over those pairs. All games run at once, batched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.evaluator import evaluator_policy  # noqa: E402
+from engine.game import duplicate_duel  # noqa: E402
+from models.players import load_player  # noqa: E402
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="gammon bench strength", description=__doc__.split("\n")[0])
+    parser.add_argument("a", help="player A (weights file, default, pubeval, random, heuristic, gnubg)")
+    parser.add_argument("b", help="player B")
+    parser.add_argument("--games", type=int, default=10_000, help="games in all, an even number (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+
+    a, b = load_player(args.a, seed=args.seed + 1), load_player(args.b, seed=args.seed + 2)
+    started = time.perf_counter()
+    stats = duplicate_duel(evaluator_policy(a), evaluator_policy(b), args.games, seed=args.seed)
+    seconds = time.perf_counter() - started
+    report = {"a": args.a, "b": args.b, "seed": args.seed, **stats.as_dict(), "seconds": round(seconds, 1)}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        low, high = stats.ci95
+        print(f"{args.a} vs {args.b}: {stats.games} games (duplicate dice, seed {args.seed}), {seconds:.0f} s")
+        print(f"  points per game for {args.a}: {stats.ppg:+.3f}  (95% CI {low:+.3f} .. {high:+.3f})")
+        print(f"  wins {stats.win_rate:.1%}; gammons won {stats.gammon_rate:.1%}, backgammons won {stats.backgammon_rate:.1%}; "
+              f"gammons lost {stats.lose_gammon_rate:.1%}, backgammons lost {stats.lose_backgammon_rate:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Players by name, as users type them: a weights file, ``pubeval``, ``random``, ``heuristic``, ``gnubg``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEFAULT_MODEL = Path(__file__).resolve().parent / "default.pt"
+NAMES = ("default", "pubeval", "random", "heuristic", "gnubg")
+
+
+def load_player(spec: str, seed: int = 0):
+    """An evaluator (see engine.evaluator) for ``spec``; ValueError names what is accepted.
+
+    ``default`` is the shipped network (models/default.pt); ``gnubg`` is GNU Backgammon's
+    0-ply net through PyPI gnubg-nn; anything else that names a file is loaded as weights.
+    """
+    if spec == "pubeval":
+        from .pubeval import PubevalEvaluator
+
+        return PubevalEvaluator()
+    if spec == "random":
+        from .baselines import RandomEvaluator
+
+        return RandomEvaluator(seed)
+    if spec == "heuristic":
+        from .baselines import HeuristicEvaluator
+
+        return HeuristicEvaluator()
+    if spec == "gnubg":
+        from .gnubg import GnubgEvaluator
+
+        return GnubgEvaluator()
+    from .network import load_weights
+
+    path = DEFAULT_MODEL if spec == "default" else Path(spec)
+    if spec != "default" and not path.exists():
+        raise ValueError(f"unknown player {spec!r}: give a weights file or one of {', '.join(NAMES)}")
+    return load_weights(path)

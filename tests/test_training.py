@@ -1,0 +1,66 @@
+"""Self-play training: determinism, checkpoints and resume, and that it learns."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from engine.evaluator import evaluator_policy
+from engine.game import duplicate_duel
+from models.baselines import RandomEvaluator
+from models.network import WeightsError, load_weights
+from training.train import Config, train
+
+
+def tiny(**changes) -> Config:
+    settings = dict(games=60, parallel=16, hidden=16, checkpoint_every=30, eval_every=10_000, eval_games=10, threads=1, seed=3)
+    settings.update(changes)
+    return Config(**settings)
+
+
+def weights_of(path):
+    return load_weights(path).net.state_dict()
+
+
+def same_weights(a, b) -> bool:
+    return all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_same_seed_same_network(tmp_path):
+    first = train(tiny(), tmp_path / "a", progress=False)
+    second = train(tiny(), tmp_path / "b", progress=False)
+    other_seed = train(tiny(seed=4), tmp_path / "c", progress=False)
+    assert same_weights(weights_of(first), weights_of(second))
+    assert not same_weights(weights_of(first), weights_of(other_seed))
+
+
+def test_a_killed_run_resumes_to_the_same_network(tmp_path):
+    whole = train(tiny(), tmp_path / "whole", progress=False)
+    # Stop at the first checkpoint (as if killed just after it), then resume to the end.
+    train(tiny(games=30), tmp_path / "split", progress=False)
+    resumed = train(tiny(), tmp_path / "split", resume=True, progress=False, games_override=60)
+    assert same_weights(weights_of(whole), weights_of(resumed))
+    log = [json.loads(line) for line in (tmp_path / "split" / "log.jsonl").read_text().splitlines()]
+    games = [row["games"] for row in log if "loss" in row]
+    assert games == sorted(games) and games[-1] >= 60
+    assert (tmp_path / "split" / "curve.svg").read_text().startswith("<svg")
+
+
+def test_a_truncated_checkpoint_is_reported_not_loaded(tmp_path):
+    train(tiny(games=30), tmp_path / "run", progress=False)
+    checkpoint = tmp_path / "run" / "checkpoint.pt"
+    checkpoint.write_bytes(checkpoint.read_bytes()[:1000])
+    with pytest.raises(WeightsError, match="unreadable"):
+        train(tiny(), tmp_path / "run", resume=True, progress=False)
+    with pytest.raises(WeightsError, match="no checkpoint"):
+        train(tiny(), tmp_path / "empty", resume=True, progress=False)
+
+
+def test_a_short_training_run_beats_random(tmp_path):
+    weights = train(tiny(games=3000, parallel=128, hidden=32, checkpoint_every=3000, eval_games=20), tmp_path / "run",
+                    progress=False)
+    net = load_weights(weights)
+    stats = duplicate_duel(evaluator_policy(net), evaluator_policy(RandomEvaluator(5)), 400, seed=9)
+    assert stats.ci95[0] > 0.3, stats
+    assert np.isfinite(stats.ppg)

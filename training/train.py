@@ -1,0 +1,248 @@
+"""TD(0) self-play training of the gammon network, batched. Read it top to bottom.
+
+    gammon train --out runs/my-net                  # train with the defaults below
+    gammon train --out runs/my-net --resume         # carry on after a crash or a kill
+
+N games run side by side. Each ply costs one move-generator call for all N games, one
+forward pass over all their afterstates (to choose each game's move greedily), and one
+gradient step on the N positions that were on roll: their target is the network's own
+distribution over results one ply later, seen from the same side (TD(0)), or the real
+result when the game just ended. Finished games restart from the opening position, so
+the batch stays full.
+
+Everything lands in ``--out``: ``checkpoint.pt`` (atomic, every ``--checkpoint-every``
+games; ``--resume`` loses at most one interval), ``log.jsonl`` (metrics), ``curve.svg``
+(strength against pubeval as training goes), and ``model.pt`` (the final weights).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from engine.board import flip, starting_board
+from engine.evaluator import evaluator_policy
+from engine.game import best_in_groups, duplicate_duel, result_points
+from engine.movegen import generate
+from models.network import POINTS, SWAP_SIDES, NetEvaluator, TDNet, WeightsError, atomic_torch_save, load_payload, save_weights
+
+
+@dataclass
+class Config:
+    games: int = 400_000  # self-play games to train on
+    parallel: int = 256  # games played side by side (the batch)
+    hidden: int = 128  # hidden units (one ReLU layer)
+    encoding: str = "tesauro198+race"
+    lr: float = 1e-3  # Adam
+    seed: int = 1
+    threads: int = 2  # torch CPU threads (results are reproducible for a fixed count)
+    checkpoint_every: int = 10_000  # games between checkpoints
+    eval_every: int = 25_000  # games between evaluations against pubeval
+    eval_games: int = 2_000  # duplicate-dice games per evaluation (even)
+
+
+CHECKPOINT_FORMAT = "gammon-checkpoint"
+
+
+class Trainer:
+    def __init__(self, config: Config):
+        self.config = config
+        torch.set_num_threads(config.threads)
+        torch.manual_seed(config.seed)
+        self.rng = np.random.default_rng(config.seed)
+        self.net = TDNet(config.encoding, (config.hidden,))
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr)
+        self.boards = np.repeat(starting_board()[None], config.parallel, axis=0)
+        self.games_done = 0
+        self.plies = 0
+        self.elapsed = 0.0
+
+    # -- one ply of every game ---------------------------------------------------------
+    def ply(self) -> tuple[int, float]:
+        """Advance every game one move and take one TD step; returns (games finished, loss)."""
+        dice = self.rng.integers(1, 7, size=(len(self.boards), 2))
+        afterstates = generate(self.boards, dice, check=False)
+        results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
+        choice = best_in_groups(results @ POINTS.numpy(), afterstates.offsets)
+        targets = torch.from_numpy(results[choice])
+
+        self.net.train()
+        log_probs = torch.log_softmax(self.net(self.net.encode(self.boards)), dim=-1)
+        loss = -(targets * log_probs).sum(dim=1).mean()
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+        chosen = afterstates.boards[choice]
+        finished = result_points(chosen, 15) > 0
+        self.boards = flip(chosen)
+        self.boards[finished] = starting_board()
+        self.plies += 1
+        return int(finished.sum()), loss.item()
+
+    @torch.no_grad()
+    def result_distribution(self, afterstates: np.ndarray) -> np.ndarray:
+        """Distribution over the six results for the side that just moved, (M, 6) float32.
+
+        Finished games are their actual result; the rest is the net's view of the
+        opponent, now on roll, with the sides swapped.
+        """
+        won = result_points(afterstates, 15)
+        out = np.zeros((len(afterstates), 6), dtype=np.float32)
+        out[won > 0, won[won > 0] - 1] = 1.0
+        going = won == 0
+        if going.any():
+            self.net.eval()
+            opponent = torch.softmax(self.net(self.net.encode(flip(afterstates[going]))), dim=-1)
+            out[going] = opponent[:, SWAP_SIDES].numpy()
+        return out
+
+    # -- evaluation, checkpoints --------------------------------------------------------
+    def evaluate(self) -> dict:
+        from models.pubeval import PubevalEvaluator
+
+        net = NetEvaluator(self.net)
+        stats = duplicate_duel(
+            evaluator_policy(net), evaluator_policy(PubevalEvaluator()), self.config.eval_games, seed=12345
+        )
+        return {"opponent": "pubeval", **stats.as_dict()}
+
+    def checkpoint(self, path: Path) -> None:
+        atomic_torch_save(
+            {
+                "format": CHECKPOINT_FORMAT,
+                "config": asdict(self.config),
+                "net": self.net.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "numpy_rng": json.dumps(self.rng.bit_generator.state),
+                "torch_rng": torch.get_rng_state(),
+                "boards": torch.from_numpy(self.boards.copy()),
+                "games_done": self.games_done,
+                "plies": self.plies,
+                "elapsed": self.elapsed,
+            },
+            path,
+        )
+
+    @classmethod
+    def resume(cls, path: Path, games: int | None = None) -> "Trainer":
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+        except FileNotFoundError:
+            raise WeightsError(f"no checkpoint at {str(path)!r} to resume from") from None
+        except Exception as exc:
+            raise WeightsError(f"checkpoint {str(path)!r} is unreadable ({type(exc).__name__}); "
+                               "it may be truncated: delete it to start over") from None
+        if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+            raise WeightsError(f"{str(path)!r} is not a gammon training checkpoint")
+        config = Config(**state["config"])
+        if games is not None:
+            config.games = games
+        trainer = cls(config)
+        trainer.net.load_state_dict(state["net"])
+        trainer.optimizer.load_state_dict(state["optimizer"])
+        trainer.rng.bit_generator.state = json.loads(state["numpy_rng"])
+        torch.set_rng_state(state["torch_rng"])
+        trainer.boards = state["boards"].numpy().copy()
+        trainer.games_done, trainer.plies, trainer.elapsed = state["games_done"], state["plies"], state["elapsed"]
+        return trainer
+
+
+def append_log(path: Path, record: dict) -> None:
+    with open(path, "a") as f:
+        f.write(json.dumps(record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def truncate_log(path: Path, games: int) -> None:
+    """Drop log lines written after the checkpoint we resume from (they will be redone)."""
+    if not path.exists():
+        return
+    kept = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line)["games"] <= games]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(line + "\n" for line in kept))
+    os.replace(tmp, path)
+
+
+def train(config: Config, out: Path, resume: bool = False, progress: bool = True, games_override: int | None = None) -> Path:
+    """Run (or resume) training into ``out``; returns the path of the final weights.
+
+    When resuming, the checkpoint's configuration is used, except the number of games
+    when ``games_override`` is given.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    checkpoint, log = out / "checkpoint.pt", out / "log.jsonl"
+    if resume:
+        trainer = Trainer.resume(checkpoint, games=games_override)
+        truncate_log(log, trainer.games_done)
+    else:
+        trainer = Trainer(config)
+        log.unlink(missing_ok=True)
+    config = trainer.config
+    next_checkpoint = (trainer.games_done // config.checkpoint_every + 1) * config.checkpoint_every
+    next_eval = (trainer.games_done // config.eval_every + 1) * config.eval_every
+    last_eval = "-"
+    losses = []
+    bar = tqdm(total=config.games, initial=trainer.games_done, unit="game", disable=not progress, smoothing=0.05)
+    started = time.perf_counter() - trainer.elapsed
+    while trainer.games_done < config.games:
+        finished, loss = trainer.ply()
+        losses.append(loss)
+        trainer.games_done += finished
+        trainer.elapsed = time.perf_counter() - started
+        bar.update(finished)
+        if trainer.games_done >= next_eval or trainer.games_done >= config.games:
+            result = trainer.evaluate()
+            last_eval = f"{result['ppg']:+.3f} [{result['ci95'][0]:+.3f}, {result['ci95'][1]:+.3f}]"
+            append_log(log, {"games": trainer.games_done, "elapsed_s": round(trainer.elapsed, 1), "eval": result})
+            next_eval += config.eval_every
+            started = time.perf_counter() - trainer.elapsed  # evaluation time is not training time
+        if trainer.games_done >= next_checkpoint or trainer.games_done >= config.games:
+            append_log(log, {"games": trainer.games_done, "plies": trainer.plies, "elapsed_s": round(trainer.elapsed, 1),
+                             "games_per_s": round(trainer.games_done / max(trainer.elapsed, 1e-9), 1),
+                             "loss": float(np.mean(losses)) if losses else None})
+            losses.clear()
+            trainer.checkpoint(checkpoint)
+            next_checkpoint += config.checkpoint_every
+        bar.set_postfix_str(f"vs pubeval {last_eval}", refresh=False)
+    bar.close()
+    weights = out / "model.pt"
+    save_weights(weights, trainer.net, games=trainer.games_done, training_seconds=round(trainer.elapsed, 1),
+                 config=asdict(config))
+    from training.curve import write_curve
+
+    write_curve(log, out / "curve.svg")
+    return weights
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gammon train", description=__doc__.split("\n")[0])
+    defaults = Config()
+    for name, value in asdict(defaults).items():
+        # --games has no parser default so that --resume keeps the run's own target unless told.
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=None if name == "games" else value,
+                            help=f"(default {value})")
+    parser.add_argument("--out", type=Path, default=Path("runs/default"), help="run folder (default runs/default)")
+    parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    chosen = {k: getattr(args, k) for k in asdict(Config()) if getattr(args, k) is not None}
+    config = Config(**chosen)
+    if config.eval_games % 2 or config.eval_games < 2:
+        raise ValueError("--eval-games must be even (duplicate dice play games in pairs)")
+    weights = train(config, args.out, resume=args.resume, progress=not args.no_progress, games_override=args.games)
+    print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
+    return 0
