@@ -34,14 +34,114 @@ def cmd_show(args) -> int:
     return 0
 
 
+def _dice_for(args, state) -> tuple[int, int]:
+    dice = args.dice or (state.dice if state is not None and state.dice[0] else None)
+    if dice is None:
+        raise BoardError("no dice: give --dice (e.g. --dice 64) or a Match ID / XGID with dice")
+    return dice
+
+
+def _money_cube(state):
+    """The cube of a parsed position as the player on roll sees it (money play only, for now)."""
+    from .analysis import Cube
+
+    if state is None:
+        return Cube()
+    if state.match_length:
+        raise BoardError("match-play cube analysis is not implemented yet; give a money position")
+    owner = "centered" if state.cube_owner < 0 else "me" if state.cube_owner == state.on_roll else "opponent"
+    return Cube(state.cube, owner, jacoby=state.jacoby)
+
+
+PROB_HEADER = "         Win     W(g)    W(bg)   L(g)    L(bg)   Equity"
+
+
+def _prob_row(label: str, probs, equity: float) -> str:
+    return f"{label:<8}" + " ".join(f"{p:7.3f}" for p in probs) + f"  {equity:+7.3f}"
+
+
+def cmd_eval(args) -> int:
+    from models.players import load_player
+
+    from .analysis import cube_efficiency, cubeful_equity, position_probs
+    from .evaluator import cubeless_equity
+
+    board, state = parse_position(args.position)
+    cube = _money_cube(state)
+    net = load_player(args.model)
+    rows = []
+    for plies in range(args.ply + 1):
+        probs = position_probs(net, board[None], plies)[0]
+        cubeful = float(cubeful_equity(probs, cube, cube_efficiency(board)[0])) / cube.value
+        rows.append({"plies": plies, "probs": probs.tolist(), "equity": float(cubeless_equity(probs)), "cubeful": cubeful})
+    if args.json:
+        print(json.dumps({"position": args.position, "evaluations": rows}))
+        return 0
+    print(render(board))
+    print(PROB_HEADER + "   Cubeful")
+    for row in rows:
+        print(_prob_row(f"{row['plies']}-ply", row["probs"], row["equity"]) + f"  {row['cubeful']:+7.3f}")
+    return 0
+
+
+def cmd_hint(args) -> int:
+    from models.players import load_player
+
+    from .analysis import rank_moves
+    from .formats import position_id
+    from .notation import format_move
+
+    board, state = parse_position(args.position)
+    dice = _dice_for(args, state)
+    moves = rank_moves(load_player(args.model), board, dice, plies=args.ply, cube=_money_cube(state))
+    best = moves[0].cubeful
+    rows = [{"move": format_move(board, m.steps), "result_id": position_id(flip(m.board)), "equity": m.cubeful,
+             "cubeless": m.equity, "diff": m.cubeful - best, "plies": m.plies, "probs": m.probs.tolist()} for m in moves]
+    if args.json:
+        print(json.dumps({"position": args.position, "dice": list(dice), "moves": rows}))
+        return 0
+    print(render(board))
+    print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful money equity after the move:")
+    for i, row in enumerate(rows[: args.top], 1):
+        move = row["move"] or "(no move)"
+        print(f"{i:>3}. {row['plies']}-ply  {move:<26} Eq.: {row['equity']:+.3f} ({row['diff']:+.3f})")
+        print("      " + "  ".join(f"{p:.3f}" for p in row["probs"]))
+    return 0
+
+
+def cmd_cube(args) -> int:
+    from models.players import load_player
+
+    from .analysis import cube_decision, cube_efficiency, position_probs
+    from .evaluator import cubeless_equity
+
+    board, state = parse_position(args.position)
+    cube = _money_cube(state)
+    probs = position_probs(load_player(args.model), board[None], args.ply)[0]
+    decision = cube_decision(probs, cube, float(cube_efficiency(board)[0]))
+    result = {"position": args.position, "plies": args.ply, "probs": probs.tolist(),
+              "cubeless": float(cubeless_equity(probs)), **decision.__dict__}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(render(board))
+    print(PROB_HEADER)
+    print(_prob_row(f"{args.ply}-ply", probs, result["cubeless"]))
+    print("\nCubeful equities:")
+    options = [("No double", decision.no_double), ("Double, take", decision.double_take), ("Double, pass", decision.double_pass)]
+    best = max(e for _, e in options[:1] + [(None, min(decision.double_take, decision.double_pass))])
+    for i, (name, equity) in enumerate(options, 1):
+        print(f"{i}. {name:<14} {equity:+.3f}  ({equity - best:+.3f})")
+    print(f"Proper cube action: {decision.verdict}   (take point {decision.take_point:.1%})")
+    return 0
+
+
 def cmd_moves(args) -> int:
     from .formats import position_id
     from .notation import legal_plays
 
     board, state = parse_position(args.position)
-    dice = args.dice or (state.dice if state is not None and state.dice[0] else None)
-    if dice is None:
-        raise BoardError("no dice: give --dice (e.g. --dice 64) or a Match ID / XGID with dice")
+    dice = _dice_for(args, state)
     plays = legal_plays(board, dice)
     rows = [{"move": p.notation, "result_id": position_id(flip(p.board))} for p in plays]
     if args.json:
@@ -130,6 +230,22 @@ def build_parser() -> argparse.ArgumentParser:
     train = sub.add_parser("train", help="train a network by self-play (gammon train --help for options)", add_help=False)
     train.add_argument("rest", nargs=argparse.REMAINDER, help="options for the trainer")
     train.set_defaults(run=cmd_train)
+
+    for name, run, text in (
+        ("eval", cmd_eval, "evaluate a position (cubeless probabilities, cubeless and cubeful equity) at 0..N ply"),
+        ("hint", cmd_hint, "rank the legal moves of a roll by equity"),
+        ("cube", cmd_cube, "the money cube action for the player on roll"),
+    ):
+        command = sub.add_parser(name, help=text)
+        command.add_argument("position", help="Position ID, PositionID:MatchID or XGID (player on roll)")
+        command.add_argument("--ply", type=int, default=0 if name == "eval" else 2 if name == "cube" else 1,
+                             choices=range(0, 4), help="search depth (default %(default)s)")
+        command.add_argument("--model", default="default", help="a weights file or player name (default: the shipped net)")
+        command.add_argument("--json", action="store_true")
+        if name == "hint":
+            command.add_argument("--dice", type=_dice, help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
+            command.add_argument("--top", type=int, default=10, help="moves to show (default 10)")
+        command.set_defaults(run=run)
 
     bench = sub.add_parser("bench", help="run a benchmark: movegen, strength A B, selfplay")
     bench.add_argument("what", choices=BENCHMARKS)

@@ -117,6 +117,7 @@ def atomic_torch_save(payload, path: Path) -> None:
             torch.save(payload, f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; weights are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 WIDTH, HEIGHT, MARGIN = 640, 360, 56
@@ -11,6 +12,15 @@ WIDTH, HEIGHT, MARGIN = 640, 360, 56
 def read_evaluations(log: Path) -> list[dict]:
     rows = [json.loads(line) for line in Path(log).read_text().splitlines() if line.strip()]
     return [r for r in rows if "eval" in r]
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten apart) covering low..high."""
+    raw = (high - low) / max(count - 1, 1)
+    magnitude = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    step = min((m * magnitude for m in (1, 2, 5, 10)), key=lambda s: abs(math.log(s / raw)))
+    first = math.ceil(low / step) * step
+    return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
 
 
 def write_curve(log: Path, out: Path) -> None:
@@ -36,10 +46,9 @@ def write_curve(log: Path, out: Path) -> None:
     ]
     line = " ".join(f"{x(g):.1f},{y(v):.1f}" for g, v in zip(games, ppg))
     ticks = []
-    for i in range(5):
-        v = y_min + (y_max - y_min) * i / 4
-        ticks.append(f'<text x="{MARGIN - 6}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="11">{v:+.2f}</text>')
-        g = x_max * i / 4
+    for v in nice_ticks(y_min, y_max):
+        ticks.append(f'<text x="{MARGIN - 6}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="11">{v:+.1f}</text>')
+    for g in nice_ticks(0, x_max):
         ticks.append(f'<text x="{x(g):.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle" font-size="11">{g:,.0f}</text>')
     svg = f"""<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>

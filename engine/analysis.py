@@ -1,0 +1,214 @@
+"""Position analysis: n-ply evaluation, move ranking and money cube decisions.
+
+Everything here takes an evaluator (see :mod:`engine.evaluator`) with ``probabilities``
+and works on batches; nothing imports torch.
+
+n-ply, as GNU Backgammon defines it: a position on roll at 0-ply is the evaluator's
+own estimate; at n-ply it is the average over the 21 rolls of the move each roll would
+play (chosen at 0-ply) evaluated at (n-1)-ply from the other side. Probabilities are
+gnubg's five, for the player they belong to: P(win), P(win gammon), P(win backgammon),
+P(lose gammon), P(lose backgammon); gammon figures include backgammons.
+
+Cubeful money equities come from the cubeless probabilities by Janowski's model: a
+live-cube equity (piecewise linear between take and cash points) mixed with the dead
+cube equity by a cube-efficiency x (0.68 in contact positions; lower in races, where
+the last rolls waste more of the cube's value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .board import flip, mover_counts, opponent_counts, pip_counts
+from .evaluator import ProbabilityEvaluator, cubeless_equity
+from .game import best_in_groups, result_points
+from .movegen import generate
+
+# The 21 distinct rolls and their chances out of 36.
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
+ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
+
+# gnubg's default root move filter: keep up to 8 moves within 0.16 of the best at 0-ply.
+FILTER_MOVES, FILTER_MARGIN = 8, 0.16
+
+
+def swap_sides(probs: np.ndarray) -> np.ndarray:
+    """The same probabilities seen by the other player."""
+    p = np.asarray(probs, dtype=np.float64)
+    return np.stack([1.0 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
+
+
+def outcome_probs(points: np.ndarray) -> np.ndarray:
+    """Probabilities of a decided game won by 1, 2 or 3 points."""
+    points = np.asarray(points)
+    return np.stack([points >= 1, points >= 2, points >= 3, 0 * points, 0 * points], axis=-1).astype(np.float64)
+
+
+def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
+    """(N, 5) probabilities for the player on roll of each board, evaluated at ``plies``."""
+    boards = np.asarray(boards)
+    if plies == 0 or len(boards) == 0:
+        return np.asarray(evaluator.probabilities(boards), dtype=np.float64).reshape(len(boards), 5)
+    n = len(boards)
+    afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False)
+    static = afterstate_probs(evaluator, afterstates.boards, 0)
+    best = best_in_groups(cubeless_equity(static), afterstates.offsets)
+    chosen = static[best] if plies == 1 else afterstate_probs(evaluator, afterstates.boards[best], plies - 1)
+    return (chosen.reshape(n, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
+
+
+def afterstate_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int, checkers: int = 15) -> np.ndarray:
+    """(M, 5) probabilities for the side that just moved; finished games are exact."""
+    boards = np.asarray(boards)
+    won = result_points(boards, checkers)
+    out = outcome_probs(won)
+    going = won == 0
+    if going.any():
+        out[going] = swap_sides(position_probs(evaluator, flip(boards[going]), plies))
+    return out
+
+
+# -- cube ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cube:
+    """The cube as the player on roll sees it: value, and who owns it (money play)."""
+
+    value: int = 1
+    owner: str = "centered"  # "centered", "me" (the player on roll), or "opponent"
+    jacoby: bool = False  # gammons count single while the cube is centered
+    beaver: bool = False
+
+    def __post_init__(self):
+        if self.owner not in ("centered", "me", "opponent"):
+            raise ValueError(f"cube owner is 'centered', 'me' or 'opponent'; got {self.owner!r}")
+        if self.value < 1 or self.value & (self.value - 1):
+            raise ValueError(f"the cube value is a power of two; got {self.value}")
+
+
+def is_race(boards: np.ndarray) -> np.ndarray:
+    """Whether each position is a pure race: every checker has passed every opposing one."""
+    b = np.asarray(boards).reshape(-1, 26)
+    mine, theirs = mover_counts(b), opponent_counts(b)
+    my_back = np.where(mine.sum(1) > 0, 25 - np.argmax(mine[:, ::-1] > 0, axis=1), 0)
+    their_back = np.where(theirs.sum(1) > 0, 25 - np.argmax(theirs[:, ::-1] > 0, axis=1), 0)
+    return my_back + their_back <= 25
+
+
+def cube_efficiency(boards: np.ndarray) -> np.ndarray:
+    """Janowski's x for each position (player on roll), with gnubg's defaults: 0.68 in
+    contact; in a race 0.55 + 0.00125 * pip count of the player on roll, kept within 0.6..0.7."""
+    b = np.asarray(boards).reshape(-1, 26)
+    pips = pip_counts(b)[:, 0].astype(np.float64)
+    return np.where(is_race(b), np.clip(0.55 + 0.00125 * pips, 0.6, 0.7), 0.68)
+
+
+def _average_win_loss(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = np.asarray(probs, dtype=np.float64)
+    win = np.clip(p[..., 0], 1e-9, 1 - 1e-9)
+    w = 1.0 + (p[..., 1] + p[..., 2]) / win
+    l = 1.0 + (p[..., 3] + p[..., 4]) / (1.0 - win)
+    return w, l
+
+
+def _live_cube_equity(probs: np.ndarray, owner: str, jacoby: bool) -> np.ndarray:
+    """Equity with a perfectly efficient cube, per unit of the current cube (Janowski)."""
+    w, l = _average_win_loss(probs)
+    p = np.asarray(probs, dtype=np.float64)[..., 0]
+    take = (l - 0.5) / (w + l + 0.5)
+    cash = (l + 1.0) / (w + l + 0.5)
+    if owner == "centered":
+        low = -np.ones_like(p) if jacoby else -l + (l - 1.0) * p / take
+        high = np.ones_like(p) if jacoby else 1.0 + (w - 1.0) * (p - cash) / (1.0 - cash)
+        middle = -1.0 + 2.0 * (p - take) / (cash - take)
+        return np.where(p < take, low, np.where(p < cash, middle, high))
+    if owner == "me":
+        return np.where(p < cash, -l + (1.0 + l) * p / cash, 1.0 + (w - 1.0) * (p - cash) / (1.0 - cash))
+    return np.where(p < take, -l + (l - 1.0) * p / take, -1.0 + (w + 1.0) * (p - take) / (1.0 - take))
+
+
+def cubeful_equity(probs: np.ndarray, cube: Cube, x: np.ndarray | float) -> np.ndarray:
+    """Money equity for the player on roll, per unit stake, given the cube (Janowski's model)."""
+    p = np.asarray(probs, dtype=np.float64)
+    dead = cubeless_equity(p)
+    if cube.jacoby and cube.owner == "centered":
+        dead = 2.0 * p[..., 0] - 1.0  # gammons count single on a centered cube
+    return cube.value * ((1.0 - x) * dead + x * _live_cube_equity(p, cube.owner, cube.jacoby))
+
+
+@dataclass(frozen=True)
+class CubeDecision:
+    """Cubeful equities (per unit of the current cube) and the verdict in the usual words."""
+
+    no_double: float
+    double_take: float
+    double_pass: float
+    action: str  # "double" or "no_double"
+    response: str  # "take", "pass" or "beaver"
+    verdict: str
+    take_point: float  # the taker's cubeless winning chance needed to take (Janowski, efficiency x)
+
+
+def cube_decision(probs: np.ndarray, cube: Cube, x: float) -> CubeDecision:
+    """Money cube action for the player on roll with cubeless ``probs`` (5,) and cube efficiency ``x``."""
+    if cube.owner == "opponent":
+        raise ValueError("the player on roll cannot double: the opponent owns the cube")
+    p = np.asarray(probs, dtype=np.float64)
+    unit = cube.value
+    no_double = float(cubeful_equity(p, cube, x)) / unit
+    after_take = Cube(cube.value * 2, "opponent", cube.jacoby, cube.beaver)
+    double_take = float(cubeful_equity(p, after_take, x)) / unit
+    double_pass = 1.0
+    redouble = cube.owner == "me"
+    word = "redouble" if cube.owner == "me" else "double"
+    take = double_take <= double_pass
+    response = "beaver" if cube.beaver and cube.owner == "centered" and double_take < 0 else "take" if take else "pass"
+    if min(double_take, double_pass) > no_double:
+        action, verdict = "double", f"{word.capitalize()}, {response}"
+    elif no_double > double_pass:
+        action, verdict = "no_double", f"Too good to {word}, {response}"
+    else:
+        action, verdict = "no_double", f"No {word}, {response}"
+    w, l = _average_win_loss(swap_sides(p))  # the taker's average win and loss
+    take_point = float((l - 0.5) / (w + l + 0.5 * x))
+    return CubeDecision(no_double, double_take, double_pass, action, response, verdict, take_point)
+
+
+# -- moves ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    board: np.ndarray  # the afterstate, mover's view
+    steps: np.ndarray
+    probs: np.ndarray  # (5,) for the mover
+    equity: float  # cubeless
+    cubeful: float  # money, per unit cube, opponent on roll after the move
+    plies: int  # depth this move was evaluated at
+
+
+def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0, cube: Cube = Cube()) -> list[RankedMove]:
+    """Every legal play of ``dice``, best first; moves past gnubg's filter keep their 0-ply figures."""
+    afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None])
+    probs = afterstate_probs(evaluator, afterstates.boards, 0)
+    depth = np.zeros(len(probs), dtype=int)
+    if plies > 0:
+        equity = cubeless_equity(probs)
+        order = np.argsort(-equity, kind="stable")
+        keep = order[: FILTER_MOVES][equity[order[:FILTER_MOVES]] >= equity[order[0]] - FILTER_MARGIN]
+        probs[keep] = afterstate_probs(evaluator, afterstates.boards[keep], plies)
+        depth[keep] = plies
+    equity = cubeless_equity(probs)
+    opponent_cube = Cube(cube.value, {"me": "opponent", "opponent": "me"}.get(cube.owner, "centered"), cube.jacoby, cube.beaver)
+    x = cube_efficiency(flip(afterstates.boards))
+    cubeful = -cubeful_equity(swap_sides(probs), opponent_cube, x) / cube.value
+    finished = result_points(afterstates.boards, 15) > 0
+    cubeful = np.where(finished, equity, cubeful)
+    order = np.lexsort((-equity, -depth, -cubeful))  # best cubeful first
+    return [
+        RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]), int(depth[k]))
+        for k in order
+    ]

@@ -1,0 +1,129 @@
+"""n-ply evaluation, move ranking and money cube decisions (with a small numpy evaluator)."""
+
+import numpy as np
+import pytest
+
+from engine.analysis import (
+    ROLL_WEIGHTS,
+    ROLLS,
+    Cube,
+    cube_decision,
+    cube_efficiency,
+    cubeful_equity,
+    position_probs,
+    rank_moves,
+    swap_sides,
+)
+from engine.board import flip, pip_counts, starting_board
+from engine.evaluator import afterstate_equity, cubeless_equity
+from engine.game import result_points
+from engine.notation import format_move, legal_plays
+
+
+class PipEvaluator:
+    """A deterministic stand-in for a network: P(win) from the pip race, a few gammons."""
+
+    name = "pips"
+
+    def probabilities(self, boards):
+        pips = pip_counts(np.asarray(boards)).astype(float)
+        win = 1 / (1 + np.exp(-(pips[:, 1] - pips[:, 0] + 8) / 12))
+        return np.stack([win, 0.2 * win, 0.01 * win, 0.2 * (1 - win), 0.01 * (1 - win)], axis=1)
+
+    def score_afterstates(self, boards):
+        return afterstate_equity(self, boards)
+
+
+def brute_force_one_ply(evaluator, board):
+    """1-ply by hand: for each roll the 0-ply best play, averaged over the 36 rolls."""
+    total = np.zeros(5)
+    for roll, weight in zip(ROLLS, ROLL_WEIGHTS):
+        best = None
+        for play in legal_plays(board, roll):
+            won = result_points(play.board[None], 15)[0]
+            if won:
+                probs = np.array([1, won >= 2, won >= 3, 0, 0], dtype=float)
+            else:
+                probs = swap_sides(evaluator.probabilities(flip(play.board)[None])[0])
+            if best is None or cubeless_equity(probs) > cubeless_equity(best):
+                best = probs
+        total += weight * best
+    return total
+
+
+def test_swap_sides_is_an_involution_and_negates_equity():
+    p = np.array([0.6, 0.2, 0.01, 0.1, 0.005])
+    assert np.allclose(swap_sides(swap_sides(p)), p)
+    assert cubeless_equity(swap_sides(p)) == pytest.approx(-cubeless_equity(p))
+
+
+def test_one_ply_is_the_roll_average_of_the_best_plays():
+    evaluator = PipEvaluator()
+    board = starting_board()
+    board[6], board[4] = 4, 1  # not the symmetric opening
+    assert np.allclose(position_probs(evaluator, board[None], 1)[0], brute_force_one_ply(evaluator, board))
+    assert ROLL_WEIGHTS.sum() == pytest.approx(1.0)
+
+
+def test_deeper_plies_run_batched_and_stay_probabilities():
+    boards = np.stack([starting_board(), flip(starting_board())])
+    for plies in (0, 1, 2):
+        p = position_probs(PipEvaluator(), boards, plies)
+        assert p.shape == (2, 5) and (p >= 0).all() and (p[:, 0] <= 1).all()
+
+
+def test_janowski_dead_and_live_extremes():
+    p = np.array([0.7, 0.2, 0.0, 0.05, 0.0])
+    assert float(cubeful_equity(p, Cube(), 0.0)) == pytest.approx(float(cubeless_equity(p)))
+    # With a live cube and no gammons: take point 20%, cash point 80% (W = L = 1).
+    plain = lambda win: np.array([win, 0, 0, 0, 0])  # noqa: E731
+    assert float(cubeful_equity(plain(0.2), Cube(), 1.0)) == pytest.approx(-1.0)
+    assert float(cubeful_equity(plain(0.8), Cube(), 1.0)) == pytest.approx(1.0)
+    assert float(cubeful_equity(plain(0.5), Cube(owner="me"), 1.0)) > float(cubeful_equity(plain(0.5), Cube(), 1.0))
+    assert float(cubeful_equity(plain(0.5), Cube(value=4), 0.5)) == pytest.approx(4 * float(cubeful_equity(plain(0.5), Cube(), 0.5)))
+
+
+@pytest.mark.parametrize(
+    "probs, owner, verdict",
+    [
+        ([0.50, 0.0, 0.0, 0.0, 0.0], "centered", "No double, take"),
+        ([0.72, 0.0, 0.0, 0.0, 0.0], "centered", "Double, take"),
+        ([0.90, 0.0, 0.0, 0.0, 0.0], "centered", "Double, pass"),
+        ([0.88, 0.70, 0.05, 0.0, 0.0], "centered", "Too good to double, pass"),
+        ([0.90, 0.0, 0.0, 0.0, 0.0], "me", "Redouble, pass"),
+        ([0.55, 0.0, 0.0, 0.0, 0.0], "me", "No redouble, take"),
+    ],
+)
+def test_cube_verdicts(probs, owner, verdict):
+    decision = cube_decision(np.array(probs), Cube(owner=owner), 0.68)
+    assert decision.verdict == verdict
+    assert decision.action == ("double" if verdict.startswith(("Double", "Redouble")) else "no_double")
+
+
+def test_no_cube_action_when_the_opponent_owns_the_cube():
+    with pytest.raises(ValueError, match="owns the cube"):
+        cube_decision(np.array([0.9, 0, 0, 0, 0]), Cube(owner="opponent", value=2), 0.68)
+
+
+def test_beaver_when_the_double_is_wrong_and_beavers_are_allowed():
+    decision = cube_decision(np.array([0.3, 0, 0, 0, 0]), Cube(beaver=True), 0.68)
+    assert decision.response == "beaver" and decision.verdict == "No double, beaver"
+
+
+def test_cube_efficiency_contact_and_race():
+    race = np.zeros(26, dtype=np.int8)
+    race[1:7] = 2
+    race[19:25] = -2
+    assert cube_efficiency(starting_board())[0] == pytest.approx(0.68)
+    assert 0.6 <= cube_efficiency(race)[0] <= 0.7
+
+
+def test_rank_moves_orders_by_cubeful_equity_and_filters_deeper_plies():
+    evaluator = PipEvaluator()
+    board = starting_board()
+    ranked = rank_moves(evaluator, board, (6, 5), plies=1)
+    assert len(ranked) == len(legal_plays(board, (6, 5)))
+    cubeful = [m.cubeful for m in ranked]
+    assert cubeful == sorted(cubeful, reverse=True)
+    assert 1 <= sum(m.plies == 1 for m in ranked) <= 8
+    assert format_move(board, ranked[0].steps) in {p.notation for p in legal_plays(board, (6, 5))}
