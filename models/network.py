@@ -58,8 +58,9 @@ class TDNet(nn.Module):
         return self.layers(x)
 
     def encode(self, boards: np.ndarray) -> torch.Tensor:
+        """Encoded boards as a float tensor on the device the net lives on."""
         encode, _ = encoder(self.encoding)
-        return torch.from_numpy(encode(boards))
+        return torch.from_numpy(encode(boards)).to(self.layers[0].weight.device)
 
 
 def results_to_gnubg(results: torch.Tensor) -> torch.Tensor:
@@ -79,7 +80,7 @@ class NetEvaluator:
     @torch.no_grad()
     def results(self, boards: np.ndarray) -> np.ndarray:
         """(N, 6) exclusive-result probabilities for the player on roll."""
-        return torch.softmax(self.net(self.net.encode(boards)), dim=-1).numpy()
+        return torch.softmax(self.net(self.net.encode(boards)), dim=-1).cpu().numpy()
 
     @torch.no_grad()
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
@@ -101,7 +102,7 @@ def save_weights(path: str | Path, net: TDNet, **meta) -> None:
         "version": FORMAT_VERSION,
         "encoding": net.encoding,
         "hidden": list(net.hidden),
-        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "saved": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "meta": meta,
     }

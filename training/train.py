@@ -44,6 +44,7 @@ class Config:
     lr: float = 1e-3  # Adam
     seed: int = 1
     threads: int = 2  # torch CPU threads (results are reproducible for a fixed count)
+    device: str = "auto"  # where the network runs: auto (a GPU when present), cpu, cuda
     checkpoint_every: int = 10_000  # games between checkpoints
     eval_every: int = 25_000  # games between evaluations against pubeval
     eval_games: int = 2_000  # duplicate-dice games per evaluation (even)
@@ -58,7 +59,8 @@ class Trainer:
         torch.set_num_threads(config.threads)
         torch.manual_seed(config.seed)
         self.rng = np.random.default_rng(config.seed)
-        self.net = TDNet(config.encoding, (config.hidden,))
+        self.device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto" else config.device)
+        self.net = TDNet(config.encoding, (config.hidden,)).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr)
         self.boards = np.repeat(starting_board()[None], config.parallel, axis=0)
         self.games_done = 0
@@ -72,7 +74,7 @@ class Trainer:
         afterstates = generate(self.boards, dice, check=False)
         results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
         choice = best_in_groups(results @ POINTS.numpy(), afterstates.offsets)
-        targets = torch.from_numpy(results[choice])
+        targets = torch.from_numpy(results[choice]).to(self.device)
 
         self.net.train()
         log_probs = torch.log_softmax(self.net(self.net.encode(self.boards)), dim=-1)
@@ -102,7 +104,7 @@ class Trainer:
         if going.any():
             self.net.eval()
             opponent = torch.softmax(self.net(self.net.encode(flip(afterstates[going]))), dim=-1)
-            out[going] = opponent[:, SWAP_SIDES].numpy()
+            out[going] = opponent[:, SWAP_SIDES].cpu().numpy()
         return out
 
     # -- evaluation, checkpoints --------------------------------------------------------
