@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
 
@@ -84,19 +85,90 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def cmd_hint(args) -> int:
-    from models.players import load_player
-
+def hint_rows(net, board, state, dice, plies: int) -> list[dict]:
+    """Every legal play, best first, as plain data (move, result_id, equities, plies, probs)."""
     from .analysis import rank_moves
     from .formats import position_id
     from .notation import format_move
 
-    board, state = parse_position(args.position)
-    dice = _dice_for(args, state)
-    moves = rank_moves(load_player(args.model), board, dice, plies=args.ply, cube=_money_cube(state))
+    moves = rank_moves(net, board, dice, plies=plies, cube=_money_cube(state))
     best = moves[0].cubeful
-    rows = [{"move": format_move(board, m.steps), "result_id": position_id(flip(m.board)), "equity": m.cubeful,
+    return [{"move": format_move(board, m.steps), "result_id": position_id(flip(m.board)), "equity": m.cubeful,
              "cubeless": m.equity, "diff": m.cubeful - best, "plies": m.plies, "probs": m.probs.tolist()} for m in moves]
+
+
+def cube_result(net, board, state, plies: int) -> dict:
+    """The money cube action for the player on roll, as plain data."""
+    from .analysis import cube_decision, cube_efficiency, position_probs
+    from .evaluator import cubeless_equity
+
+    probs = position_probs(net, board[None], plies)[0]
+    decision = cube_decision(probs, _money_cube(state), float(cube_efficiency(board)[0]))
+    return {"plies": plies, "probs": probs.tolist(), "cubeless": float(cubeless_equity(probs)), **decision.__dict__}
+
+
+def _batch_position(item: dict):
+    """(board, state, dice) of a batch line: ``gnubgid``, or ``position_id`` (+ ``dice``)."""
+    if "gnubgid" in item:
+        board, state = parse_position(item["gnubgid"])
+    elif "position_id" in item:
+        board, state = parse_position(item["position_id"])
+    else:
+        raise BoardError("a batch line needs 'gnubgid' or 'position_id'")
+    dice = item.get("dice") or (state.dice if state is not None and state.dice[0] else None)
+    return board, state, dice
+
+
+def run_batch(args, analyse) -> int:
+    """Analyse every line of ``args.batch`` into ``args.out`` (JSON Lines, written atomically).
+
+    A line that cannot be analysed gets an ``error`` field instead; the exit code is 1
+    when any line failed.
+    """
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    from models.players import load_player
+
+    if not args.out:
+        raise BoardError("--batch needs --out FILE")
+    net = load_player(args.model)
+    lines = Path(args.batch).read_text().splitlines()
+    failures = 0
+    out = Path(args.out)
+    tmp = out.with_name(out.name + ".tmp")
+    with open(tmp, "w") as f:
+        for number, line in enumerate(tqdm(lines, unit="position", disable=not sys.stderr.isatty()), 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                record = {"id": item.get("id"), **analyse(net, *_batch_position(item))}
+            except (ValueError, TypeError, AttributeError) as exc:
+                failures += 1
+                record = {"id": item.get("id") if isinstance(item, dict) else None, "line": number, "error": str(exc)}
+            f.write(json.dumps(record) + "\n")
+    os.replace(tmp, out)
+    if failures:
+        print(f"gammon {args.command}: {failures} of {len(lines)} line(s) failed; see their 'error' fields in {out}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def cmd_hint(args) -> int:
+    from models.players import load_player
+
+    if args.batch:
+        def analyse(net, board, state, dice):
+            if dice is None:
+                raise BoardError("no dice: give 'dice' or a gnubgid whose Match ID has dice")
+            best = hint_rows(net, board, state, dice, args.ply)[0]
+            return {"move": best["move"], "result_id": best["result_id"], "equity": best["equity"]}
+
+        return run_batch(args, analyse)
+    board, state = parse_position(_need_position(args))
+    dice = _dice_for(args, state)
+    rows = hint_rows(load_player(args.model), board, state, dice, args.ply)
     if args.json:
         print(json.dumps({"position": args.position, "dice": list(dice), "moves": rows}))
         return 0
@@ -112,28 +184,33 @@ def cmd_hint(args) -> int:
 def cmd_cube(args) -> int:
     from models.players import load_player
 
-    from .analysis import cube_decision, cube_efficiency, position_probs
-    from .evaluator import cubeless_equity
+    if args.batch:
+        def analyse(net, board, state, dice):
+            result = cube_result(net, board, state, args.ply)
+            return {key: result[key] for key in ("action", "response", "no_double", "double_take", "double_pass")}
 
-    board, state = parse_position(args.position)
-    cube = _money_cube(state)
-    probs = position_probs(load_player(args.model), board[None], args.ply)[0]
-    decision = cube_decision(probs, cube, float(cube_efficiency(board)[0]))
-    result = {"position": args.position, "plies": args.ply, "probs": probs.tolist(),
-              "cubeless": float(cubeless_equity(probs)), **decision.__dict__}
+        return run_batch(args, analyse)
+    board, state = parse_position(_need_position(args))
+    result = {"position": args.position, **cube_result(load_player(args.model), board, state, args.ply)}
     if args.json:
         print(json.dumps(result))
         return 0
     print(render(board))
     print(PROB_HEADER)
-    print(_prob_row(f"{args.ply}-ply", probs, result["cubeless"]))
+    print(_prob_row(f"{args.ply}-ply", result["probs"], result["cubeless"]))
     print("\nCubeful equities:")
-    options = [("No double", decision.no_double), ("Double, take", decision.double_take), ("Double, pass", decision.double_pass)]
-    best = max(e for _, e in options[:1] + [(None, min(decision.double_take, decision.double_pass))])
+    options = [("No double", result["no_double"]), ("Double, take", result["double_take"]), ("Double, pass", result["double_pass"])]
+    best = max(result["no_double"], min(result["double_take"], result["double_pass"]))
     for i, (name, equity) in enumerate(options, 1):
         print(f"{i}. {name:<14} {equity:+.3f}  ({equity - best:+.3f})")
-    print(f"Proper cube action: {decision.verdict}   (take point {decision.take_point:.1%})")
+    print(f"Proper cube action: {result['verdict']}   (take point {result['take_point']:.1%})")
     return 0
+
+
+def _need_position(args) -> str:
+    if not args.position:
+        raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), or --batch IN.jsonl --out OUT.jsonl")
+    return args.position
 
 
 def cmd_moves(args) -> int:
@@ -237,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("cube", cmd_cube, "the money cube action for the player on roll"),
     ):
         command = sub.add_parser(name, help=text)
-        command.add_argument("position", help="Position ID, PositionID:MatchID or XGID (player on roll)")
+        command.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
         command.add_argument("--ply", type=int, default=0 if name == "eval" else 2 if name == "cube" else 1,
                              choices=range(0, 4), help="search depth (default %(default)s)")
         command.add_argument("--model", default="default", help="a weights file or player name (default: the shipped net)")
@@ -245,6 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "hint":
             command.add_argument("--dice", type=_dice, help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
             command.add_argument("--top", type=int, default=10, help="moves to show (default 10)")
+        if name in ("hint", "cube"):
+            command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")
+            command.add_argument("--out", help="where --batch writes its JSON Lines results")
         command.set_defaults(run=run)
 
     bench = sub.add_parser("bench", help="run a benchmark: movegen, strength A B, selfplay")

@@ -56,3 +56,37 @@ def test_bad_dice_are_rejected_by_the_parser(capsys):
         main(["moves", "4HPwATDgc/ABMA", "--dice", "71"])
     assert exit_info.value.code == 2
     assert "dice are two digits" in capsys.readouterr().err
+
+
+def test_eval_hint_cube_with_the_shipped_model(capsys):
+    assert main(["eval", "4HPwATDgc/ABMA", "--ply", "1", "--json"]) == 0
+    evaluations = json.loads(capsys.readouterr().out)["evaluations"]
+    assert [e["plies"] for e in evaluations] == [0, 1]
+    assert 0.45 < evaluations[1]["probs"][0] < 0.6  # the opening is close to even
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--ply", "0", "--json"]) == 0
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert moves[0]["move"] == "8/5 6/5" and len(moves) == 16
+    assert main(["cube", "4HPwATDgc/ABMA:cAkAAAAAAAAE", "--ply", "1"]) == 0
+    assert "Proper cube action: No double, take" in capsys.readouterr().out
+
+
+def test_batch_hint_and_cube_write_one_line_per_position(tmp_path, capsys):
+    lines = [{"id": "a", "gnubgid": "4HPwATDgc/ABMA:cAkAAAAAAAAE", "dice": [3, 1]},
+             {"id": "b", "position_id": "4HPwATDgc/ABMA", "dice": [6, 4]},
+             {"id": "c", "gnubgid": "not a position"}]
+    batch = tmp_path / "in.jsonl"
+    batch.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["hint", "--batch", str(batch), "--out", str(tmp_path / "hints.jsonl"), "--ply", "0"]) == 1
+    hints = [json.loads(line) for line in (tmp_path / "hints.jsonl").read_text().splitlines()]
+    assert [h["id"] for h in hints] == ["a", "b", "c"]
+    assert hints[0]["move"] == "8/5 6/5" and {"result_id", "equity"} <= set(hints[1]) and "error" in hints[2]
+    assert main(["cube", "--batch", str(batch), "--out", str(tmp_path / "cube.jsonl"), "--ply", "0"]) == 1
+    cube = json.loads((tmp_path / "cube.jsonl").read_text().splitlines()[0])
+    assert cube["action"] == "no_double" and cube["response"] == "take" and cube["double_pass"] == 1.0
+    assert "1 of 3 line(s) failed" in capsys.readouterr().err
+
+
+def test_match_play_cube_is_refused_clearly(capsys):
+    # 7-point match: not analysed yet; says so instead of giving money figures.
+    assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"]) == 2
+    assert "match-play cube analysis is not implemented yet" in capsys.readouterr().err

@@ -1,0 +1,180 @@
+"""Analysis accuracy against GNU Backgammon 2-ply on tests/data/dev_positions.jsonl.
+
+    python benchmarks/accuracy.py [--plies 0,1,2] [--model default] [--limit N] [--json]
+
+Move choice: for each position and roll, the equity GNU Backgammon's 2-ply gives our
+chosen move, subtracted from the equity of its own best move, in thousandths of a point
+(mp) per move; mean with a 95% CI, overall and per position class. The file lists
+gnubg's best five moves with their 2-ply equities; a move of ours outside that list is
+scored by running the Debian ``gnubg`` package's embedded Python (cubeful 2-ply, money,
+centered cube, Jacoby off, as the file was made), and the answers are cached in
+``benchmarks/data/gnubg_2ply_equities.json`` so later runs need gnubg only for new moves.
+Moves that can be scored neither way are counted and reported, never guessed.
+
+Cube decisions: our double/no-double and take/pass calls for the position before the
+roll, each scored with gnubg's own 2-ply cubeful equities (no double, double/take,
+double/pass) from the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.analysis import Cube, cube_decision, cube_efficiency, position_probs, rank_moves  # noqa: E402
+from engine.board import flip  # noqa: E402
+from engine.formats import board_from_position_id, position_id  # noqa: E402
+from models.players import load_player  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "dev_positions.jsonl"
+CACHE = ROOT / "benchmarks" / "data" / "gnubg_2ply_equities.json"
+GNUBG = "/usr/games/gnubg"
+
+# Runs inside gnubg's embedded Python: the mover's cubeful 2-ply equity of each result
+# position (opponent on roll), money, centered cube, Jacoby off.
+ORACLE_SCRIPT = """
+import json, gnubg
+ids = json.load(open({inp!r}))
+ec = gnubg.evalcontext(1, 2, 1, 0, 0.0)
+ci = gnubg.cubeinfo(1, -1, 1, 0, (0, 0), 0)
+ci['jacoby'] = 0
+ci = gnubg.calcgammonprice(ci) or ci
+out = {{rid: -gnubg.cfevaluate(gnubg.positionfromid(rid), ci, ec)[0] for rid in ids}}
+json.dump(out, open({out!r}, 'w'))
+"""
+
+
+def gnubg_equities(result_ids: list[str]) -> dict[str, float]:
+    """gnubg 2-ply equities for the mover of each result position (empty when gnubg is missing)."""
+    if not result_ids or not Path(GNUBG).exists():
+        return {}
+    with tempfile.TemporaryDirectory() as tmp:
+        inp, out, script = Path(tmp, "in.json"), Path(tmp, "out.json"), Path(tmp, "oracle.py")
+        inp.write_text(json.dumps(result_ids))
+        script.write_text(ORACLE_SCRIPT.format(inp=str(inp), out=str(out)))
+        subprocess.run([GNUBG, "-t", "-q", "-r", "-p", str(script)], capture_output=True, timeout=3600, check=False)
+        return json.loads(out.read_text()) if out.exists() else {}
+
+
+def load_cache() -> dict[str, float]:
+    return json.loads(CACHE.read_text()) if CACHE.exists() else {}
+
+
+def save_cache(cache: dict[str, float]) -> None:
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    tmp = CACHE.with_suffix(".tmp")
+    tmp.write_text(json.dumps(dict(sorted(cache.items())), indent=0))
+    os.replace(tmp, CACHE)
+
+
+def mean_ci(values) -> dict:
+    v = np.asarray(values, dtype=np.float64)
+    if len(v) == 0:
+        return {"n": 0, "mean": None, "ci95": None}
+    half = 1.96 * v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan")
+    return {"n": int(len(v)), "mean": float(v.mean()), "ci95": [float(v.mean() - half), float(v.mean() + half)]}
+
+
+def choose_moves(net, items, plies: int, progress: bool):
+    """Our chosen move's result ID for every item at ``plies``, and the seconds each hint took."""
+    chosen, seconds = [], []
+    for item in tqdm(items, desc=f"moves {plies}-ply", disable=not progress, leave=False):
+        board = board_from_position_id(item["position_id"])
+        started = time.perf_counter()
+        best = rank_moves(net, board, item["dice"], plies=plies)[0]
+        seconds.append(time.perf_counter() - started)
+        chosen.append(position_id(flip(best.board)))
+    return chosen, seconds
+
+
+def cube_losses(net, items, plies: int, progress: bool) -> dict:
+    """Double/no-double and take/pass losses (mp per decision) judged by gnubg's 2-ply figures."""
+    double_loss, take_loss = [], []
+    double_wrong = take_wrong = 0
+    for item in tqdm(items, desc=f"cube {plies}-ply", disable=not progress, leave=False):
+        board = board_from_position_id(item["position_id"])
+        reference = item["pre_roll_2ply"]
+        nd, dt, dp = reference["nd"], reference["dt"], reference["dp"]
+        probs = position_probs(net, board[None], plies)[0]
+        ours = cube_decision(probs, Cube(), float(cube_efficiency(board)[0]))
+        best_double = min(dt, dp)
+        our_double = ours.action == "double"
+        double_loss.append(1000 * (max(nd, best_double) - (best_double if our_double else nd)))
+        double_wrong += our_double != (best_double > nd)
+        our_take = ours.response != "pass"
+        take_loss.append(1000 * ((dt if our_take else dp) - min(dt, dp)))  # the taker wants the doubler's equity low
+        take_wrong += our_take != (dt <= dp)
+    return {"double": {**mean_ci(double_loss), "wrong": double_wrong}, "take": {**mean_ci(take_loss), "wrong": take_wrong}}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--plies", default="0,1,2", help="comma-separated plies to measure (default 0,1,2)")
+    parser.add_argument("--model", default="default", help="weights file or player name (default: the shipped net)")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    progress = not args.no_progress
+
+    items = [json.loads(line) for line in open(DATA)][: args.limit]
+    net = load_player(args.model)
+    cache = load_cache()
+    report = {"positions": len(items), "model": args.model, "moves": {}, "cube": {}}
+    for plies in [int(p) for p in args.plies.split(",")]:
+        chosen, seconds = choose_moves(net, items, plies, progress)
+        listed = [{m["result_id"]: m["equity"] for m in item["moves_2ply"]} for item in items]
+        missing = sorted({rid for rid, known in zip(chosen, listed) if rid not in known and rid not in cache})
+        if missing:
+            cache.update(gnubg_equities(missing))
+            save_cache(cache)
+        losses, classes, unscored = [], {}, 0
+        for item, rid, known in zip(items, chosen, listed):
+            equity = known.get(rid, cache.get(rid))
+            if equity is None:
+                unscored += 1
+                continue
+            loss = 1000 * (item["moves_2ply"][0]["equity"] - equity)
+            losses.append(loss)
+            classes.setdefault(item["class"], []).append(loss)
+        same = sum(rid == item["moves_2ply"][0]["result_id"] for rid, item in zip(chosen, items))
+        report["moves"][plies] = {
+            **mean_ci(losses), "unscored": unscored, "same_as_gnubg": same / len(items),
+            "by_class": {name: mean_ci(values) for name, values in sorted(classes.items())},
+            "hint_seconds_median": float(np.median(seconds)),
+            "hint_seconds_median_contact": float(np.median([s for s, i in zip(seconds, items) if i["class"] == "contact"] or [np.nan])),
+        }
+        report["cube"][plies] = cube_losses(net, items, plies, progress)
+
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"{report['positions']} positions, model {args.model}; loss in mp (thousandths of a point), gnubg 2-ply as judge")
+    for plies, row in report["moves"].items():
+        low, high = row["ci95"] if row["ci95"] else (float("nan"), float("nan"))
+        classes = ", ".join(f"{k} {v['mean']:.1f} (n={v['n']})" for k, v in row["by_class"].items())
+        print(f"moves {plies}-ply: {row['mean']:.2f} mp/move [{low:.2f}, {high:.2f}], same move as gnubg {row['same_as_gnubg']:.1%}, "
+              f"unscored {row['unscored']}; median hint {1000 * row['hint_seconds_median']:.0f} ms "
+              f"(contact {1000 * row['hint_seconds_median_contact']:.0f} ms)")
+        print(f"   by class: {classes}")
+    for plies, row in report["cube"].items():
+        d, t = row["double"], row["take"]
+        print(f"cube {plies}-ply: double/no-double {d['mean']:.2f} mp/decision ({d['wrong']} wrong of {d['n']}), "
+              f"take/pass {t['mean']:.2f} mp/decision ({t['wrong']} wrong of {t['n']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
