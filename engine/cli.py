@@ -207,6 +207,30 @@ def cmd_cube(args) -> int:
     return 0
 
 
+def cmd_rollout(args) -> int:
+    from tqdm import tqdm
+
+    from models.players import load_player
+
+    from .rollout import rollout
+
+    board, _ = parse_position(_need_position(args))
+    net = load_player(args.model)
+    with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+        result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate, progress=bar.update)
+    if args.json:
+        print(json.dumps({"position": args.position, **result.as_dict()}))
+        return 0
+    print(render(board))
+    print(PROB_HEADER)
+    print(_prob_row("rollout", result.probs, result.equity))
+    low, high = result.ci95
+    kind = f"truncated at {args.truncate} turns ({result.truncated} games scored by the net)" if args.truncate else "played to the end"
+    print(f"\n{result.games} games, {kind}, seed {args.seed}: cubeless equity {result.equity:+.3f} "
+          f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); {result.games_per_s:.0f} games/s")
+    return 0
+
+
 def _need_position(args) -> str:
     if not args.position:
         raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), or --batch IN.jsonl --out OUT.jsonl")
@@ -326,6 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
             command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")
             command.add_argument("--out", help="where --batch writes its JSON Lines results")
         command.set_defaults(run=run)
+
+    roll = sub.add_parser("rollout", help="cubeless rollout of a position, the net playing both sides")
+    roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
+    roll.add_argument("--games", type=int, default=1296, help="games (a multiple of 36; default 1296)")
+    roll.add_argument("--truncate", type=int, default=None, help="stop after N turns and score with the net")
+    roll.add_argument("--seed", type=int, default=0)
+    roll.add_argument("--model", default="default", help="a weights file or player name (default: the shipped net)")
+    roll.add_argument("--json", action="store_true")
+    roll.set_defaults(run=cmd_rollout)
 
     bench = sub.add_parser("bench", help="run a benchmark: movegen, strength A B, selfplay")
     bench.add_argument("what", choices=BENCHMARKS)

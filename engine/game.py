@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from .board import checkers_off, flip, mover_counts, starting_board, variant_checkers
+from .board import checkers_off, flip, mover_counts, starting_board, validate, variant_checkers
 from .movegen import Afterstates, generate
 from .notation import format_move
 
@@ -81,7 +81,7 @@ class GameRecord:
     """One game turn by turn: who moved, the dice, the position before and the move played."""
 
     variant: str
-    opening: tuple[int, int]
+    opening: tuple[int, int]  # the first roll (the opening roll from the starting position)
     turns: list[tuple[int, tuple[int, int], np.ndarray, str]] = field(default_factory=list)
 
 
@@ -89,9 +89,11 @@ class GameRecord:
 class GameResults:
     """Outcome of a batch of games, from player 0's side."""
 
-    points: np.ndarray  # (n,) +1/+2/+3 when player 0 won, -1/-2/-3 when player 1 won
+    points: np.ndarray  # (n,) +1/+2/+3 when player 0 won, -1/-2/-3 when player 1 won, 0 unfinished
     turns: np.ndarray  # (n,) plies played
     records: list[GameRecord] | None = None
+    boards: np.ndarray | None = None  # (n, 26) last positions, seen from the player on roll
+    on_roll: np.ndarray | None = None  # (n,) who is on roll in ``boards``
 
     @property
     def winner(self) -> np.ndarray:
@@ -105,25 +107,37 @@ def play_games(
     variant: str = "standard",
     record: bool = False,
     max_turns: int = 10_000,
+    start: np.ndarray | None = None,
+    first_dice: np.ndarray | None = None,
+    stop_after: int | None = None,
 ) -> GameResults:
     """Play ``n_games`` games of ``variant`` between ``policies[0]`` and ``policies[1]``, all at once.
 
     The dice come from ``numpy.random.default_rng(seed)`` in a fixed order, so the same
-    seed and deterministic policies give the same games. The opening roll decides who
-    starts (RULES.md): the higher die moves first with both dice.
+    seed and deterministic policies give the same games. From the starting position the
+    opening roll decides who starts (RULES.md): the higher die moves first with both dice.
+
+    ``start`` plays every game from that board instead, player 0 on roll, with
+    ``first_dice`` (n_games, 2) as its first roll when given. ``stop_after`` ends the
+    games after that many turns: unfinished games score 0 and their positions are in
+    ``GameResults.boards`` (seen from ``GameResults.on_roll``).
     """
     rng = np.random.default_rng(seed)
     checkers = variant_checkers(variant)
-    boards = np.repeat(starting_board(variant)[None], n_games, axis=0)
-    opening = opening_rolls(rng, n_games)
-    player = (opening[:, 1] > opening[:, 0]).astype(np.int8)  # player 0 holds die 0
-    dice = opening.copy()
+    if start is None:
+        boards = np.repeat(starting_board(variant)[None], n_games, axis=0)
+        dice = opening_rolls(rng, n_games)
+        player = (dice[:, 1] > dice[:, 0]).astype(np.int8)  # player 0 holds die 0
+    else:
+        boards = np.repeat(validate(start, checkers)[None], n_games, axis=0)
+        player = np.zeros(n_games, dtype=np.int8)
+        dice = rng.integers(1, 7, size=(n_games, 2)) if first_dice is None else np.asarray(first_dice)
     points = np.zeros(n_games, dtype=np.int64)
     turns = np.zeros(n_games, dtype=np.int64)
     active = np.ones(n_games, dtype=bool)
-    records = [GameRecord(variant, (int(a), int(b))) for a, b in opening] if record else None
+    records = [GameRecord(variant, (int(a), int(b))) for a, b in dice] if record else None
 
-    for _ in range(max_turns):
+    for _ in range(stop_after if stop_after is not None else max_turns):
         if not active.any():
             break
         for side in (0, 1):
@@ -147,8 +161,9 @@ def play_games(
         player = np.where(active, 1 - player, player).astype(np.int8)
         dice = rng.integers(1, 7, size=(n_games, 2))
     else:
-        raise RuntimeError(f"{int(active.sum())} games still running after {max_turns} turns")
-    return GameResults(points=points, turns=turns, records=records)
+        if stop_after is None and active.any():
+            raise RuntimeError(f"{int(active.sum())} games still running after {max_turns} turns")
+    return GameResults(points=points, turns=turns, records=records, boards=boards, on_roll=player)
 
 
 def _check_choice(choice: np.ndarray, afterstates: Afterstates) -> None:

@@ -90,3 +90,11 @@ def test_match_play_cube_is_refused_clearly(capsys):
     # 7-point match: not analysed yet; says so instead of giving money figures.
     assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"]) == 2
     assert "match-play cube analysis is not implemented yet" in capsys.readouterr().err
+
+
+def test_rollout_command_reports_equity_with_a_confidence_interval(capsys):
+    assert main(["rollout", "4HPwATDgc/ABMA", "--games", "72", "--truncate", "4", "--seed", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 72 and result["ci95"][0] <= result["equity"] <= result["ci95"][1]
+    assert main(["rollout", "4HPwATDgc/ABMA", "--games", "72", "--truncate", "4", "--seed", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["equity"] == result["equity"]

@@ -1,0 +1,50 @@
+"""Rollouts: exact on decided positions, reproducible, stratified first roll, truncation."""
+
+import numpy as np
+import pytest
+
+import engine.rollout as rollout_module
+from engine.board import starting_board
+from engine.rollout import FIRST_ROLLS, rollout
+from test_analysis import PipEvaluator  # tests/ is on sys.path under pytest
+
+
+def test_a_certain_gammon_rolls_out_to_exactly_two_points():
+    board = np.zeros(26, dtype=np.int8)
+    board[1] = 1  # our last checker on the 1-point: any roll bears it off
+    board[19:25] = [-3, -3, -3, -2, -2, -2]  # opponent all home, nothing borne off
+    result = rollout(PipEvaluator(), board, games=72, seed=1)
+    assert result.equity == 2.0 and result.std_error == 0.0
+    assert result.probs.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_same_seed_same_rollout_and_other_seeds_differ():
+    a = rollout(PipEvaluator(), starting_board(), games=72, seed=3)
+    b = rollout(PipEvaluator(), starting_board(), games=72, seed=3)
+    c = rollout(PipEvaluator(), starting_board(), games=72, seed=4)
+    assert a.equity == b.equity and np.array_equal(a.probs, b.probs)
+    assert a.equity != c.equity
+    assert a.ci95[0] < a.equity < a.ci95[1]
+
+
+def test_the_first_roll_is_stratified_over_the_36_rolls(monkeypatch):
+    seen = []
+    real = rollout_module.play_games
+
+    def spy(*args, **kwargs):
+        seen.append(np.asarray(kwargs["first_dice"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rollout_module, "play_games", spy)
+    rollout(PipEvaluator(), starting_board(), games=108, seed=0)
+    first = np.concatenate(seen)
+    counts = {tuple(r): int(((first[:, 0] == r[0]) & (first[:, 1] == r[1])).sum()) for r in FIRST_ROLLS}
+    assert set(counts.values()) == {3}
+
+
+def test_truncated_games_are_scored_by_the_evaluator():
+    result = rollout(PipEvaluator(), starting_board(), games=72, seed=2, truncate=2)
+    assert result.truncated == 72
+    assert 0 < result.probs[0] < 1
+    with pytest.raises(ValueError, match="at least 2 games"):
+        rollout(PipEvaluator(), starting_board(), games=1)
