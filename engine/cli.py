@@ -231,6 +231,25 @@ def cmd_rollout(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    import logging
+
+    from models.players import load_player
+
+    from .external import Bot, ExternalPlayerServer
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(message)s")
+    bot = Bot(load_player(args.model), plies=args.ply)
+    with ExternalPlayerServer((args.host, args.port), bot) as server:
+        host, port = server.server_address[:2]
+        print(f"gammon external player on {host}:{port}; in gnubg: set player 1 external {host}:{port}", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
 def _need_position(args) -> str:
     if not args.position:
         raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), or --batch IN.jsonl --out OUT.jsonl")
@@ -359,6 +378,14 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("--model", default="default", help="a weights file or player name (default: the shipped net)")
     roll.add_argument("--json", action="store_true")
     roll.set_defaults(run=cmd_rollout)
+
+    serve = sub.add_parser("serve", help="play for GNU Backgammon as its external player (gnubg connects to us)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    serve.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 picks a free one)")
+    serve.add_argument("--model", default="default", help="a weights file or player name (default: the shipped net)")
+    serve.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth (default 0)")
+    serve.add_argument("--verbose", action="store_true", help="log connections and bad board strings")
+    serve.set_defaults(run=cmd_serve)
 
     bench = sub.add_parser("bench", help="run a benchmark: movegen, strength A B, selfplay")
     bench.add_argument("what", choices=BENCHMARKS)
