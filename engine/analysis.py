@@ -152,17 +152,25 @@ class CubeDecision:
     take_point: float  # the taker's cubeless winning chance needed to take (Janowski, efficiency x)
 
 
+def money_cube_equities(probs: np.ndarray, owner_me: np.ndarray, x, jacoby: bool = False):
+    """(no double, double/take) money equities per unit of the current cube, batched.
+
+    ``owner_me`` says per position whether the player on roll owns the cube (else it is
+    centered); double/pass is always +1.
+    """
+    p = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
+    centered = cubeful_equity(p, Cube(owner="centered", jacoby=jacoby), x)
+    owned = cubeful_equity(p, Cube(owner="me"), x)
+    return np.where(owner_me, owned, centered), cubeful_equity(p, Cube(2, "opponent"), x)
+
+
 def cube_decision(probs: np.ndarray, cube: Cube, x: float) -> CubeDecision:
     """Money cube action for the player on roll with cubeless ``probs`` (5,) and cube efficiency ``x``."""
     if cube.owner == "opponent":
         raise ValueError("the player on roll cannot double: the opponent owns the cube")
     p = np.asarray(probs, dtype=np.float64)
-    unit = cube.value
-    no_double = float(cubeful_equity(p, cube, x)) / unit
-    after_take = Cube(cube.value * 2, "opponent", cube.jacoby, cube.beaver)
-    double_take = float(cubeful_equity(p, after_take, x)) / unit
-    double_pass = 1.0
-    redouble = cube.owner == "me"
+    nd, dt = money_cube_equities(p, np.array([cube.owner == "me"]), x, cube.jacoby)
+    no_double, double_take, double_pass = float(nd[0]), float(dt[0]), 1.0
     word = "redouble" if cube.owner == "me" else "double"
     take = double_take <= double_pass
     response = "beaver" if cube.beaver and cube.owner == "centered" and double_take < 0 else "take" if take else "pass"

@@ -27,6 +27,12 @@ def _dice(text: str) -> tuple[int, int]:
 
 def cmd_show(args) -> int:
     board, state = parse_position(args.position)
+    if args.svg:
+        from .svg import write_board_svg
+
+        write_board_svg(args.svg, board, state, title=args.position)
+        print(f"wrote {args.svg}")
+        return 0
     print(render(board))
     if state is not None:
         print(f"cube {state.cube} ({'centered' if state.cube_owner < 0 else f'owned by player {state.cube_owner}'}), "
@@ -250,6 +256,42 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def cmd_match(args) -> int:
+    from tqdm import tqdm
+
+    from models.players import load_player
+
+    from .cubeful import EvaluatorPlayer, Rules, duplicate_series
+
+    rules = Rules(match_length=args.length, jacoby=args.jacoby, beavers=args.beavers,
+                  automatic_doubles=args.automatic_doubles, variant=args.variant)
+    a = EvaluatorPlayer(load_player(args.a, seed=args.seed + 1), cube_plies=args.cube_ply)
+    b = EvaluatorPlayer(load_player(args.b, seed=args.seed + 2), cube_plies=args.cube_ply)
+    n = args.matches if args.length else args.games
+    with tqdm(total=n, unit="match" if args.length else "game", disable=args.json or not sys.stderr.isatty()) as bar:
+        if args.length or not args.cubeless:
+            stats = duplicate_series(a, b, n, seed=args.seed, rules=rules, progress=bar.update)
+        else:
+            from .game import duplicate_duel
+
+            stats = duplicate_duel(a.policy, b.policy, n, seed=args.seed, variant=args.variant).as_dict()
+            bar.update(n)
+    report = {"a": args.a, "b": args.b, "seed": args.seed, "cubeless": bool(args.cubeless and not args.length), **stats}
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    low, high = report["ci95"]
+    if args.length:
+        print(f"{args.a} vs {args.b}: {n} matches to {args.length} (duplicate dice, seed {args.seed}), {report['games']} games")
+        print(f"  {args.a} wins {report['match_win_rate']:.1%} of matches (95% CI {low:.1%} .. {high:.1%}); "
+              f"{report['doubles']} doubles, {report['passes']} passed")
+    else:
+        kind = "cubeless" if report["cubeless"] else "cubeful"
+        print(f"{args.a} vs {args.b}: {n} {kind} money games (duplicate dice, seed {args.seed})")
+        print(f"  points per game for {args.a}: {report['ppg']:+.3f} (95% CI {low:+.3f} .. {high:+.3f})")
+    return 0
+
+
 def _need_position(args) -> str:
     if not args.position:
         raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), or --batch IN.jsonl --out OUT.jsonl")
@@ -339,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = sub.add_parser("show", help="draw a position (Position ID, PositionID:MatchID or XGID)")
     show.add_argument("position")
+    show.add_argument("--svg", help="write the position as an SVG picture to this file instead")
     show.set_defaults(run=cmd_show)
 
     moves = sub.add_parser("moves", help="list the legal plays of a position and roll")
@@ -386,6 +429,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth (default 0)")
     serve.add_argument("--verbose", action="store_true", help="log connections and bad board strings")
     serve.set_defaults(run=cmd_serve)
+
+    match = sub.add_parser("match", help="bot against bot: money games (cubeful or cubeless) or matches, duplicate dice")
+    match.add_argument("a", help="player A: default, a weights file, pubeval, heuristic, random, gnubg")
+    match.add_argument("b", help="player B")
+    match.add_argument("--games", type=int, default=1000, help="money games, an even number (default 1000)")
+    match.add_argument("--cubeless", action="store_true", help="money games without the cube")
+    match.add_argument("--length", type=int, default=0, help="play matches to this many points instead of money games")
+    match.add_argument("--matches", type=int, default=100, help="matches with --length, an even number (default 100)")
+    match.add_argument("--jacoby", action="store_true", help="money: gammons count single until the cube is turned")
+    match.add_argument("--beavers", action="store_true", help="money: a doubled player may beaver")
+    match.add_argument("--automatic-doubles", type=int, default=0, help="money: automatic doubles per game (default 0)")
+    match.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
+    match.add_argument("--cube-ply", type=int, default=0, choices=range(0, 3), help="cube decision depth (default 0)")
+    match.add_argument("--seed", type=int, default=0)
+    match.add_argument("--json", action="store_true")
+    match.set_defaults(run=cmd_match)
 
     bench = sub.add_parser("bench", help="run a benchmark: movegen, strength A B, selfplay")
     bench.add_argument("what", choices=BENCHMARKS)

@@ -98,3 +98,16 @@ def test_rollout_command_reports_equity_with_a_confidence_interval(capsys):
     assert result["games"] == 72 and result["ci95"][0] <= result["equity"] <= result["ci95"][1]
     assert main(["rollout", "4HPwATDgc/ABMA", "--games", "72", "--truncate", "4", "--seed", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["equity"] == result["equity"]
+
+
+def test_show_writes_an_svg_picture(tmp_path, capsys):
+    assert main(["show", "4HPwATDgc/ABMA:cAkAAAAAAAAE", "--svg", str(tmp_path / "board.svg")]) == 0
+    assert (tmp_path / "board.svg").read_text().lstrip().startswith(("<svg", "<?xml"))
+
+
+def test_match_command_plays_duplicate_cubeful_games_and_matches(capsys):
+    assert main(["match", "heuristic", "random", "--games", "40", "--json"]) == 0
+    money = json.loads(capsys.readouterr().out)
+    assert money["ppg"] > 0 and money["ci95"][0] <= money["ppg"] <= money["ci95"][1]
+    assert main(["match", "heuristic", "random", "--length", "3", "--matches", "10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["match_win_rate"] > 0.5

@@ -1,0 +1,271 @@
+"""Games with the doubling cube, batched: money games and matches to N points (RULES.md).
+
+Many game *slots* advance together, one move-generator call per side per ply. Before
+rolling, a player with access to the cube (centered, or owned by him; never in the
+Crawford game) may double; the opponent takes (the cube doubles and he owns it), passes
+(he pays the value before the offer and the game ends) or, with beavers, beavers
+(redoubles at once and keeps the cube; the doubler then takes or passes). Redoubles
+have no limit. In a match, a slot starts a new game until someone reaches the length;
+the first time a player gets to one point short of it, the next game is the Crawford
+game, without the cube.
+
+Money options: Jacoby (gammons count single while the cube was never turned; automatic
+doubles do not turn it), beavers, automatic doubles (equal opening dice double the
+centered cube, up to a limit, and are rolled again).
+
+A player here has a move ``policy`` (see :mod:`engine.game`) and two cube methods,
+``doubles(boards, context) -> bool`` for the player on roll and
+``answers(boards, context) -> 0 pass / 1 take / 2 beaver`` for the player doubled, where
+``boards`` are always seen from the player on roll (the doubler) and ``context`` is a
+:class:`CubeContext` for the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .board import flip, starting_board, variant_checkers
+from .game import _check_choice, result_points
+from .movegen import generate
+
+PASS, TAKE, BEAVER = 0, 1, 2
+MAX_CUBE = 2**50
+
+
+@dataclass(frozen=True)
+class Rules:
+    match_length: int = 0  # 0 = money
+    jacoby: bool = False  # money only
+    beavers: bool = False  # money only
+    automatic_doubles: int = 0  # money only: how many per game (0 = off)
+    variant: str = "standard"
+
+
+@dataclass
+class CubeContext:
+    """What a cube decision needs besides the board, one row per decision."""
+
+    cube: np.ndarray  # current value
+    owned: np.ndarray  # True when the player on roll owns the cube (else centered)
+    match_length: int
+    away: np.ndarray | None  # (rows, 2): points the player on roll / the opponent still need (matches)
+    post_crawford: np.ndarray | None
+    jacoby: bool
+    beavers: bool
+
+
+@dataclass
+class CubefulResults:
+    """Per slot, from player 0's side."""
+
+    points: np.ndarray  # money: points won by player 0 (negative when lost); match: final score difference
+    games: np.ndarray  # games played in the slot
+    cube_turns: int  # doubles offered over all slots
+    passes: int  # doubles passed
+    scores: np.ndarray | None = None  # matches: (n, 2) final scores
+    winner: np.ndarray | None = None  # matches: 0 or 1
+
+
+def _opening(rng, n, automatic: int):
+    """Opening rolls (different dice) and the automatic doubles each game starts with."""
+    dice = rng.integers(1, 7, size=(n, 2))
+    cube = np.ones(n, dtype=np.int64)
+    doubled = np.zeros(n, dtype=np.int64)
+    while True:
+        ties = dice[:, 0] == dice[:, 1]
+        if not ties.any():
+            return dice, cube
+        bump = ties & (doubled < automatic)
+        cube[bump] *= 2
+        doubled[bump] += 1
+        dice[ties] = rng.integers(1, 7, size=(int(ties.sum()), 2))
+
+
+def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_turns: int = 100_000) -> CubefulResults:
+    """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``."""
+    rng = np.random.default_rng(seed)
+    checkers = variant_checkers(rules.variant)
+    start = starting_board(rules.variant)
+    length = rules.match_length
+    money = length == 0
+
+    boards = np.repeat(start[None], n, axis=0)
+    scores = np.zeros((n, 2), dtype=np.int64)
+    crawford = np.full(n, length == 1)  # this game is the Crawford game (a 1-point match starts with it)
+    crawford_done = crawford.copy()
+    points = np.zeros(n, dtype=np.int64)
+    games = np.zeros(n, dtype=np.int64)
+    active = np.ones(n, dtype=bool)  # the slot still plays (a game, or more games of a match)
+    cube = np.ones(n, dtype=np.int64)
+    owner = np.full(n, -1, dtype=np.int64)  # -1 centered, else the owning player
+    turned = np.zeros(n, dtype=bool)
+    first_move = np.ones(n, dtype=bool)
+    dice, opening_cube = _opening(rng, n, rules.automatic_doubles if money else 0)
+    cube[:] = opening_cube
+    player = (dice[:, 1] > dice[:, 0]).astype(np.int64)  # player 0 holds die 0
+    counts = {"turns": 0, "passes": 0}
+
+    def end_game(slots: np.ndarray, winner: np.ndarray, won: np.ndarray) -> None:
+        """Score finished games; start the next game of unfinished matches."""
+        signed = np.where(winner == 0, won, -won)
+        games[slots] += 1
+        if money:
+            points[slots] = signed
+            active[slots] = False
+            return
+        scores[slots, winner] += won
+        over = scores[slots].max(axis=1) >= length
+        active[slots[over]] = False
+        going = slots[~over]
+        if len(going) == 0:
+            return
+        # The first time a player is one point short, the next game is the Crawford game.
+        reaches = (scores[going].max(axis=1) == length - 1) & ~crawford_done[going]
+        crawford[going] = reaches
+        crawford_done[going] |= reaches
+        boards[going] = start
+        cube[going], owner[going], turned[going], first_move[going] = 1, -1, False, True
+        opening, _ = _opening(rng, len(going), 0)
+        dice[going] = opening
+        player[going] = (opening[:, 1] > opening[:, 0]).astype(np.int64)
+
+    for _ in range(max_turns):
+        if not active.any():
+            break
+        for side in (0, 1):
+            mine = np.flatnonzero(active & (player == side))
+            if len(mine) == 0:
+                continue
+            # Cube: before rolling, with access, not on a game's first move, not in the Crawford game.
+            access = ~first_move[mine] & ((owner[mine] == -1) | (owner[mine] == side)) & ~crawford[mine]
+            asking = mine[access]
+            if len(asking):
+                context = _context(asking, side, cube, owner, scores, crawford_done, length, rules)
+                doubling = asking[np.asarray(players[side].doubles(boards[asking], context), dtype=bool)]
+                if len(doubling):
+                    counts["turns"] += len(doubling)
+                    context = _context(doubling, side, cube, owner, scores, crawford_done, length, rules)
+                    answer = np.asarray(players[1 - side].answers(boards[doubling], context))
+                    if not rules.beavers or not money:
+                        answer = np.minimum(answer, TAKE)
+                    dropped = doubling[answer == PASS]
+                    counts["passes"] += len(dropped)
+                    if len(dropped):
+                        end_game(dropped, np.full(len(dropped), side), cube[dropped].copy())
+                    taken = doubling[answer != PASS]
+                    # A beaver redoubles at once; the doubler takes it (it just judged the game a double).
+                    cube[taken] *= np.where(answer[answer != PASS] == BEAVER, 4, 2)
+                    if (cube[taken] > MAX_CUBE).any():
+                        raise OverflowError(f"a cube went past {MAX_CUBE}: redoubles have no limit, int64 has one")
+                    owner[taken] = 1 - side
+                    turned[taken] = True
+                    mine = mine[active[mine] & (player[mine] == side)]
+            if len(mine) == 0:
+                continue
+            afterstates = generate(boards[mine], dice[mine], check=False)
+            choice = np.asarray(players[side].policy(afterstates), dtype=np.int64)
+            _check_choice(choice, afterstates)
+            after = afterstates.boards[choice]
+            won = result_points(after, checkers)
+            if money and rules.jacoby:
+                won = np.where(turned[mine], won, np.minimum(won, 1))
+            boards[mine] = flip(after)
+            first_move[mine] = False
+            finished = won > 0
+            player[mine] = 1 - side
+            if finished.any():
+                slots = mine[finished]
+                end_game(slots, np.full(len(slots), side), won[finished] * cube[slots])
+        fresh = rng.integers(1, 7, size=(n, 2))
+        dice = np.where(first_move[:, None], dice, fresh)  # a new game keeps its opening roll
+    else:
+        raise RuntimeError(f"{int(active.sum())} slots still playing after {max_turns} turns")
+    if money:
+        return CubefulResults(points, games, counts["turns"], counts["passes"])
+    winner = (scores[:, 1] > scores[:, 0]).astype(np.int64)
+    return CubefulResults(scores[:, 0] - scores[:, 1], games, counts["turns"], counts["passes"], scores, winner)
+
+
+def _context(slots, side, cube, owner, scores, crawford_done, length, rules) -> CubeContext:
+    away = None
+    if length:
+        away = np.stack([length - scores[slots, side], length - scores[slots, 1 - side]], axis=1)
+    return CubeContext(
+        cube=cube[slots].copy(),
+        owned=owner[slots] == side,
+        match_length=length,
+        away=away,
+        post_crawford=crawford_done[slots].copy() if length else None,
+        jacoby=rules.jacoby and not length,
+        beavers=rules.beavers and not length,
+    )
+
+
+class EvaluatorPlayer:
+    """A cube-aware player from an evaluator: moves at 0-ply, cube by Janowski's money model.
+
+    Evaluators without probabilities (pubeval, heuristic, random) never double and
+    always take.
+    """
+
+    def __init__(self, evaluator, cube_plies: int = 0):
+        from .evaluator import evaluator_policy
+
+        self.evaluator = evaluator
+        self.name = getattr(evaluator, "name", "player")
+        self.policy = evaluator_policy(evaluator)
+        self.cube_plies = cube_plies
+        self.has_probabilities = hasattr(evaluator, "probabilities")
+
+    def _equities(self, boards: np.ndarray, context: CubeContext):
+        from .analysis import cube_efficiency, money_cube_equities, position_probs
+
+        probs = position_probs(self.evaluator, boards, self.cube_plies)
+        return money_cube_equities(probs, context.owned, cube_efficiency(boards), context.jacoby)
+
+    def doubles(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+        if not self.has_probabilities:
+            return np.zeros(len(boards), dtype=bool)
+        no_double, double_take = self._equities(boards, context)
+        return np.minimum(double_take, 1.0) > no_double
+
+    def answers(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+        if not self.has_probabilities:
+            return np.full(len(boards), TAKE)
+        _, double_take = self._equities(boards, context)
+        beaver = context.beavers & (double_take < 0)
+        return np.where(double_take > 1.0, PASS, np.where(beaver, BEAVER, TAKE))
+
+
+def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = Rules(), chunk: int = 500,
+                     progress=None) -> dict:
+    """A against B over ``n`` money games or matches (even), duplicate dice, from A's side.
+
+    Each dice stream is played twice with the seats swapped; the 95% CI is over those
+    pairs. Games run in chunks of ``chunk`` slots; ``progress(k)`` hears of each k done.
+    """
+    if n < 2 or n % 2:
+        raise ValueError(f"duplicate play comes in pairs: n must be even and >= 2; got {n}")
+    half = n // 2
+    a_results, turns, passes, games = [], 0, 0, 0
+    for first in range(0, half, chunk):
+        size = min(chunk, half - first)
+        runs = [play_cubeful(pair, size, seed=seed * 1_000_003 + first, rules=rules)
+                for pair in ((player_a, player_b), (player_b, player_a))]
+        if rules.match_length:
+            a_results.append(((runs[0].winner == 0).astype(float) + (runs[1].winner == 1)) / 2)
+        else:
+            a_results.append((runs[0].points - runs[1].points) / 2.0)
+        turns += runs[0].cube_turns + runs[1].cube_turns
+        passes += runs[0].passes + runs[1].passes
+        games += int(runs[0].games.sum() + runs[1].games.sum())
+        if progress:
+            progress(2 * size)
+    pairs = np.concatenate(a_results)
+    mean = float(pairs.mean())
+    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(len(pairs))
+    key = "match_win_rate" if rules.match_length else "ppg"
+    return {key: mean, "ci95": [mean - half_width, mean + half_width], "n": n, "games": games,
+            "doubles": turns, "passes": passes, "match_length": rules.match_length}

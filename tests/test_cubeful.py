@@ -1,0 +1,90 @@
+"""Games with the cube: access, passes, redoubles, beavers, Jacoby, automatic doubles, matches, Crawford."""
+
+import numpy as np
+import pytest
+
+from engine.cubeful import BEAVER, PASS, TAKE, EvaluatorPlayer, Rules, _opening, duplicate_series, play_cubeful
+from engine.game import random_policy
+from models.baselines import HeuristicEvaluator
+
+
+class Scripted:
+    """A player that doubles whenever asked while the cube is below ``up_to`` (or never), and always
+    answers the same; it records what it was asked."""
+
+    def __init__(self, double: bool, answer: int, seed: int = 0, up_to: int = 2**10):
+        self.policy = random_policy(np.random.default_rng(seed))
+        self.double, self.answer, self.up_to = double, answer, up_to
+        self.asked = []
+
+    def doubles(self, boards, context):
+        self.asked += list(zip(context.cube.tolist(), context.owned.tolist(),
+                               [None] * len(boards) if context.away is None else context.away.tolist()))
+        return self.double & (context.cube < self.up_to)
+
+    def answers(self, boards, context):
+        return np.full(len(boards), self.answer)
+
+
+def test_a_pass_pays_the_value_before_the_offer():
+    result = play_cubeful((Scripted(True, PASS), Scripted(True, PASS, 1)), 200, seed=1)
+    assert set(np.abs(result.points)) == {1} and result.passes == 200
+
+
+def test_only_a_player_with_access_is_asked_and_redoubles_have_no_limit():
+    a, b = Scripted(True, TAKE), Scripted(True, TAKE, 1)
+    result = play_cubeful((a, b), 50, seed=2)
+    for asked in (a.asked, b.asked):
+        centered = [cube for cube, owned, _ in asked if not owned]
+        assert set(centered) == {1}  # an un-owned cube is asked about only while centered at 1
+    assert max(cube for cube, _, _ in a.asked + b.asked) == 2**10  # every turn redoubles, up to the script's limit
+    assert all(points % 2 == 0 for points in np.abs(result.points))
+    with pytest.raises(OverflowError, match="no limit"):
+        play_cubeful((Scripted(True, TAKE, up_to=2**62), Scripted(True, TAKE, 1, up_to=2**62)), 20, seed=2)
+
+
+def test_a_beaver_turns_the_cube_twice_and_the_beaverer_keeps_it():
+    doubler, beaverer = Scripted(True, TAKE), Scripted(False, BEAVER, 1)
+    result = play_cubeful((doubler, beaverer), 100, seed=3, rules=Rules(beavers=True))
+    assert set(np.abs(result.points)) <= {4, 8, 12}  # the doubler doubles at its first turn, then 4x
+    assert all(cube == 1 and not owned for cube, owned, _ in doubler.asked)  # never asked again after it
+    no_beavers = play_cubeful((Scripted(True, TAKE), Scripted(False, BEAVER, 1)), 100, seed=3)
+    assert set(np.abs(no_beavers.points)) <= {2, 4, 6}  # without the rule a beaver is a plain take
+
+
+def test_jacoby_counts_gammons_single_while_the_cube_is_centered():
+    never = (Scripted(False, TAKE), Scripted(False, TAKE, 1))
+    plain = play_cubeful(never, 300, seed=4)
+    jacoby = play_cubeful(never, 300, seed=4, rules=Rules(jacoby=True))
+    assert set(np.abs(plain.points)) > {1} and set(np.abs(jacoby.points)) == {1}
+
+
+def test_automatic_doubles_respect_their_limit():
+    rng = np.random.default_rng(5)
+    dice, cube = _opening(rng, 20_000, automatic=1)
+    assert (dice[:, 0] != dice[:, 1]).all() and set(cube) == {1, 2}
+    assert 0.12 < (cube == 2).mean() < 0.21  # one roll in six is a tie
+    _, cube = _opening(rng, 20_000, automatic=0)
+    assert set(cube) == {1}
+
+
+def test_matches_end_at_the_length_and_the_crawford_game_has_no_cube():
+    a, b = Scripted(True, PASS), Scripted(True, PASS, 1)
+    result = play_cubeful((a, b), 100, seed=6, rules=Rules(match_length=3))
+    assert (result.scores.max(axis=1) >= 3).all() and (result.scores.min(axis=1) < 3).all()
+    assert np.array_equal(result.winner, (result.scores[:, 1] > result.scores[:, 0]).astype(int))
+    # Every game but the Crawford game ends on the first double, which is passed.
+    assert result.games.sum() - result.passes == 100
+    one_point = play_cubeful((Scripted(True, PASS), Scripted(True, PASS, 1)), 30, seed=7, rules=Rules(match_length=1))
+    assert one_point.passes == 0 and (one_point.games == 1).all()
+
+
+def test_duplicate_series_reports_a_confidence_interval():
+    heuristic = EvaluatorPlayer(HeuristicEvaluator())
+    scripted = Scripted(False, TAKE)
+    money = duplicate_series(heuristic, scripted, 100, seed=8)
+    assert money["ci95"][0] <= money["ppg"] <= money["ci95"][1] and money["ppg"] > 0.5
+    matches = duplicate_series(heuristic, scripted, 20, seed=8, rules=Rules(match_length=3))
+    assert 0.5 < matches["match_win_rate"] <= 1.0
+    with pytest.raises(ValueError, match="even"):
+        duplicate_series(heuristic, scripted, 3)
