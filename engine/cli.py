@@ -292,6 +292,22 @@ def cmd_match(args) -> int:
     return 0
 
 
+def cmd_play(args) -> int:
+    from models.players import load_player
+
+    from .terminal import TerminalGame
+
+    def read() -> str:
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    game = TerminalGame(load_player(args.model), length=args.length, seed=args.seed, read=read, write=print,
+                        record_path=args.record)
+    return game.run()
+
+
 def _need_position(args) -> str:
     if not args.position:
         raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), or --batch IN.jsonl --out OUT.jsonl")
@@ -445,6 +461,13 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--seed", type=int, default=0)
     match.add_argument("--json", action="store_true")
     match.set_defaults(run=cmd_match)
+
+    play = sub.add_parser("play", help="play against the bot in the terminal (type moves like 24/18 13/11)")
+    play.add_argument("--model", default="default", help="the bot: a weights file or player name (default: the shipped net)")
+    play.add_argument("--length", type=int, default=0, help="play a match to this many points (default: money games)")
+    play.add_argument("--seed", type=int, default=None, help="dice seed, for a reproducible session")
+    play.add_argument("--record", help="save the game record to this file at the end")
+    play.set_defaults(run=cmd_play)
 
     bench = sub.add_parser("bench", help="run a benchmark: movegen, strength A B, selfplay")
     bench.add_argument("what", choices=BENCHMARKS)

@@ -1,0 +1,333 @@
+"""Match play: the Kazaross-XG2 match equity table and cube decisions at a match score.
+
+Match winning chances (MWC) come from the Kazaross-XG2 table that GNU Backgammon ships
+(``data/kazaross_xg2.json``, 1- to 25-away). Cube decisions follow gnubg's 0-ply match
+model (eval.c, matchequity.c): the cubeless probabilities give a dead-cube MWC (each
+result weighted by the MWC at the score it leads to) and a live-cube MWC (piecewise
+linear in P(win) between the MWCs of losing everything, being cashed, cashing and
+winning everything, with cash points found from the MET and the gammon rates); the two
+are mixed by the cube efficiency x, as Janowski's model does for money. Equities are
+also given in gnubg's normalized units (EMG): the MWC rescaled so that winning the
+current cube is +1 and losing it is -1, which makes double/pass exactly +1.
+
+Probabilities are gnubg's five for the player on roll (P(win), P(win gammon), P(win
+backgammon), P(lose gammon), P(lose backgammon); gammons include backgammons).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .analysis import Cube, CubeDecision
+from .formats import MatchState
+
+MET_PATH = Path(__file__).with_name("data") / "kazaross_xg2.json"
+MAX_AWAY = 25  # the table's size; longer matches are outside it
+
+
+@lru_cache(maxsize=1)
+def _tables() -> tuple[np.ndarray, np.ndarray]:
+    """The pre-Crawford (MAX_AWAY, MAX_AWAY) and post-Crawford (MAX_AWAY,) tables."""
+    doc = json.loads(MET_PATH.read_text())
+    pre = np.array(doc["pre_crawford"], dtype=np.float64)
+    post = np.array(doc["post_crawford"], dtype=np.float64)
+    if pre.shape != (MAX_AWAY, MAX_AWAY) or post.shape != (MAX_AWAY,):
+        raise ValueError(f"{MET_PATH}: expected {MAX_AWAY}x{MAX_AWAY} and {MAX_AWAY} entries")
+    return pre, post
+
+
+def match_equity(my_away: int, opp_away: int, crawford_done: bool = False) -> float:
+    """My match winning chance needing ``my_away`` points against ``opp_away``, before a game.
+
+    0-away means the match is won. ``crawford_done`` matters only when a player is
+    1-away: False means the next game is the Crawford game, True that it has been played
+    (the game is post-Crawford).
+    """
+    if min(my_away, opp_away) < 0 or my_away == opp_away == 0:
+        raise ValueError(f"no match score is {my_away}-away vs {opp_away}-away")
+    if my_away == 0:
+        return 1.0
+    if opp_away == 0:
+        return 0.0
+    if max(my_away, opp_away) > MAX_AWAY:
+        raise ValueError(f"the Kazaross-XG2 table stops at {MAX_AWAY}-away; got {my_away} vs {opp_away}")
+    pre, post = _tables()
+    if crawford_done and my_away == 1:
+        return float(1.0 - post[opp_away - 1])
+    if crawford_done and opp_away == 1:
+        return float(post[my_away - 1])
+    return float(pre[my_away - 1, opp_away - 1])
+
+
+@dataclass(frozen=True)
+class MatchScore:
+    """The score, cube and Crawford status as the player on roll sees them."""
+
+    my_away: int
+    opp_away: int
+    cube: int = 1
+    owner: str = "centered"  # "centered", "me" (the player on roll) or "opponent", as in Cube
+    crawford: bool = False  # this game is the Crawford game
+
+    def __post_init__(self):
+        Cube(self.cube, self.owner)  # the same checks as money play: power of two, owner word
+        if not (1 <= self.my_away <= MAX_AWAY and 1 <= self.opp_away <= MAX_AWAY):
+            raise ValueError(f"each player is 1- to {MAX_AWAY}-away; got {self.my_away} and {self.opp_away}")
+        if self.crawford and (self.my_away == 1) == (self.opp_away == 1):
+            raise ValueError("the Crawford game needs exactly one player 1-away")
+
+    @classmethod
+    def from_state(cls, state: MatchState) -> MatchScore:
+        """The score as ``state.on_roll`` (the board's owner, the potential doubler) sees it."""
+        if state.match_length == 0:
+            raise ValueError("a money game has no match score")
+        me = state.on_roll
+        owner = "centered" if state.cube_owner == -1 else "me" if state.cube_owner == me else "opponent"
+        return cls(
+            state.match_length - state.score[me],
+            state.match_length - state.score[1 - me],
+            state.cube,
+            owner,
+            state.crawford,
+        )
+
+    def after(self, points: int) -> float:
+        """My MWC once this game ends with ``points`` won by me (negative: won by the opponent).
+
+        Once a player is 1-away, the Crawford game has come (this one) or gone, so every
+        later game is post-Crawford.
+        """
+        done = self.crawford or 1 in (self.my_away, self.opp_away)
+        if points > 0:
+            return match_equity(max(self.my_away - points, 0), self.opp_away, done)
+        return match_equity(self.my_away, max(self.opp_away + points, 0), done)
+
+    def doubled(self) -> MatchScore:
+        """The position after I double and the opponent takes."""
+        return MatchScore(self.my_away, self.opp_away, 2 * self.cube, "opponent", self.crawford)
+
+
+# -- outcomes and dead-cube match winning chances ---------------------------------------
+
+
+def _outcomes(probs: np.ndarray) -> np.ndarray:
+    """(..., 6) chances of the exclusive results: win 1, 2, 3 and lose 1, 2, 3 (times the cube)."""
+    p = np.asarray(probs, dtype=np.float64)
+    win, wg, wbg, lg, lbg = (p[..., k] for k in range(5))
+    return np.stack([win - wg, wg - wbg, wbg, 1.0 - win - lg, lg - lbg, lbg], axis=-1)
+
+
+def _result_mwcs(score: MatchScore, cube: int) -> np.ndarray:
+    """(6,) my MWC after each result of ``_outcomes`` with the cube at ``cube``."""
+    return np.array([score.after(k * cube) for k in (1, 2, 3)] + [score.after(-k * cube) for k in (1, 2, 3)])
+
+
+def match_equity_of_probs(probs: np.ndarray, score: MatchScore) -> np.ndarray:
+    """Cubeless (dead cube) MWC of the player on roll: each result at the score it leads to."""
+    return _outcomes(probs) @ _result_mwcs(score, score.cube)
+
+
+def to_emg(mwc, score: MatchScore):
+    """gnubg's normalized equity: MWC rescaled so losing the cube is -1 and winning it +1."""
+    win, lose = score.after(score.cube), score.after(-score.cube)
+    return (2.0 * np.asarray(mwc) - (win + lose)) / (win - lose)
+
+
+def gammon_prices(score: MatchScore) -> tuple[float, float, float, float]:
+    """gnubg's gammon prices at this score: the extra worth, in EMG, of my gammon, the
+    opponent's gammon, my backgammon over a gammon, the opponent's backgammon over a gammon.
+
+    Money play has 1, 1, 1, 1 (a gammon is worth two singles, a backgammon three); so
+    cubeless EMG = 2 P(win) - 1 + P(wg) * price[0] - P(lg) * price[1] + P(wbg) * price[2]
+    - P(lbg) * price[3].
+    """
+    win, gammon, bg, lose, lose_gammon, lose_bg = _result_mwcs(score, score.cube)
+    half = (win - lose) / 2.0
+    centre = (win + lose) / 2.0
+    win_g = (gammon - centre) / half - 1.0
+    lose_g = (centre - lose_gammon) / half - 1.0
+    prices = (win_g, lose_g, (bg - centre) / half - 1.0 - win_g, (centre - lose_bg) / half - 1.0 - lose_g)
+    return tuple(max(float(v), 0.0) for v in prices)  # a dead gammon can round to a tiny negative
+
+
+# -- live cube (gnubg's generalisation of Janowski to match play) -----------------------
+
+
+def _gammon_ratios(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(..., 2, 3) share of single, gammon-only and backgammon wins, for me (0) and the opponent (1).
+
+    A player who cannot win gets single wins only (gnubg's guard against 0/0)."""
+    p = np.asarray(probs, dtype=np.float64)
+    out = []
+    for chance, g, bg in ((p[..., 0], p[..., 1], p[..., 2]), (1.0 - p[..., 0], p[..., 3], p[..., 4])):
+        safe = np.where(chance > 0.0, chance, 1.0)
+        gammon = np.where(chance > 0.0, (g - bg) / safe, 0.0)
+        backgammon = np.where(chance > 0.0, bg / safe, 0.0)
+        out.append(np.stack([1.0 - gammon - backgammon, gammon, backgammon], axis=-1))
+    return np.stack(out, axis=-2)
+
+
+def _won(score: MatchScore, side: int, points: int) -> float:
+    """MWC of ``side`` (0 me, 1 opponent) when that side wins ``points``."""
+    return score.after(points) if side == 0 else 1.0 - score.after(-points)
+
+
+def _lost(score: MatchScore, side: int, points: int) -> float:
+    """MWC of ``side`` when the other side wins ``points``."""
+    return score.after(-points) if side == 0 else 1.0 - score.after(points)
+
+
+def _mix(ratios: np.ndarray, values: list[float]) -> np.ndarray:
+    """Weight the MWCs of a single, gammon and backgammon result by their shares."""
+    return ratios @ np.asarray(values)
+
+
+def _cash_points(probs: np.ndarray, score: MatchScore) -> tuple[np.ndarray, np.ndarray]:
+    """Live-cube cash points (P(win) of the player cashing) for me and for the opponent.
+
+    gnubg's GetPoints: start from the highest cube level whose double would leave a dead
+    cube (one side then wins the match with it); there the cash point is the dead-cube
+    one, counting the automatic redouble of a player far from the end. Below it, a
+    player cashes where the opponent, taking, would sit exactly at their own cash point
+    one level up (the taker's equity is linear from losing the doubled cube, gammons
+    included, to cashing it).
+    """
+    ratios = _gammon_ratios(probs)
+    room = (score.my_away - 1, score.opp_away - 1)  # gnubg's normalized score
+    top = score.cube
+    while min(room) >= 2 * top:
+        top *= 2
+    cash: dict[tuple[int, int], np.ndarray] = {}
+    level = top
+    while level >= score.cube:
+        for side, other in ((0, 1), (1, 0)):
+            if min(room) < 2 * level:  # the doubled cube is dead
+                auto = room[side] < 2 * level <= room[other]  # the taker redoubles for free
+                c = 4 * level if auto else 2 * level
+                take_lose = _mix(ratios[..., other, :], [_lost(score, side, k * c) for k in (1, 2, 3)])
+                take_win = _mix(ratios[..., side, :], [_won(score, side, k * c) for k in (1, 2, 3)])
+                cashed = _won(score, side, level)
+                cash[side, level] = (take_lose - cashed) / (take_lose - take_win)
+            else:
+                redouble_pass = _lost(score, side, 2 * level)
+                take_win = _mix(ratios[..., side, :], [_won(score, side, k * 2 * level) for k in (1, 2, 3)])
+                cashed = _won(score, side, level)
+                cash[side, level] = 1.0 - cash[other, 2 * level] * (cashed - take_win) / (redouble_pass - take_win)
+        level //= 2
+    return cash[0, score.cube], cash[1, score.cube]
+
+
+def _lerp(x0, y0, x1, y1, x):
+    """The line through (x0, y0) and (x1, y1) at x; y0 where the segment has no width."""
+    width = np.asarray(x1 - x0, dtype=np.float64)
+    t = np.divide(x - x0, width, out=np.zeros(np.broadcast(x, width).shape), where=width != 0)
+    return y0 + (y1 - y0) * t
+
+
+def cube_is_live(score: MatchScore) -> bool:
+    """Whether the cube can still change hands in this game (gnubg's fDoCubeful): not in
+    the Crawford game, not when the cube already covers both players' needs, and not at
+    2-away/2-away, where the first double kills the cube anyway."""
+    dead = score.my_away <= score.cube and score.opp_away <= score.cube
+    return not (dead or score.crawford or score.my_away == score.opp_away == 2)
+
+
+def cubeful_mwc(probs: np.ndarray, score: MatchScore, x) -> np.ndarray:
+    """MWC of the player on roll with the cube as in ``score``: (1 - x) dead + x live."""
+    p = np.asarray(probs, dtype=np.float64)
+    dead = match_equity_of_probs(p, score)
+    if not cube_is_live(score):
+        return dead
+    ratios = _gammon_ratios(p)
+    win = p[..., 0]
+    c = score.cube
+    everything_won = _mix(ratios[..., 0, :], [score.after(k * c) for k in (1, 2, 3)])
+    everything_lost = _mix(ratios[..., 1, :], [score.after(-k * c) for k in (1, 2, 3)])
+    cashed, cashed_by_opp = score.after(c), score.after(-c)
+    my_cash, opp_cash = _cash_points(p, score)
+    opp_cash = 1.0 - opp_cash  # the opponent cashes when my P(win) falls to this
+    losing = _lerp(0.0, everything_lost, opp_cash, cashed_by_opp, win)
+    winning = _lerp(my_cash, cashed, 1.0, everything_won, win)
+    if score.owner == "centered":
+        window = _lerp(opp_cash, cashed_by_opp, my_cash, cashed, win)
+        live = np.where(win <= opp_cash, losing, np.where(win < my_cash, window, winning))
+    elif score.owner == "me":
+        live = np.where(win <= my_cash, _lerp(0.0, everything_lost, my_cash, cashed, win), winning)
+    else:
+        live = np.where(win <= opp_cash, losing, _lerp(opp_cash, cashed_by_opp, 1.0, everything_won, win))
+    return (1.0 - x) * dead + x * live
+
+
+# -- cube decisions -----------------------------------------------------------------------
+
+
+def can_double(score: MatchScore) -> bool:
+    """Whether doubling can gain anything (gnubg's GetDPEq): not in the Crawford game, not
+    with the opponent's cube, and not when the current cube already wins me the match."""
+    return not score.crawford and score.owner != "opponent" and score.my_away > score.cube
+
+
+@dataclass(frozen=True)
+class MatchCubeDecision(CubeDecision):
+    """A cube decision at a match score: the equities in EMG (gnubg's normalized units,
+    double/pass = +1) and the same three as match winning chances."""
+
+    mwc_no_double: float
+    mwc_double_take: float
+    mwc_double_pass: float
+
+
+def _verdict(no_double: float, double_take: float, double_pass: float, word: str) -> tuple[str, str, str]:
+    """Action, response and verdict; the same rules as money play, without beavers."""
+    response = "take" if double_take <= double_pass else "pass"
+    if min(double_take, double_pass) > no_double:
+        return "double", response, f"{word.capitalize()}, {response}"
+    if no_double > double_pass:
+        return "no_double", response, f"Too good to {word}, {response}"
+    return "no_double", response, f"No {word}, {response}"
+
+
+def _take_point(probs: np.ndarray, score: MatchScore, x: float) -> float:
+    """The taker's cubeless winning chance at which taking and passing are equal, with this
+    position's gammon shares: the root of the double/take MWC (piecewise linear in P(win),
+    one kink at the taker's cash point) against the double/pass MWC."""
+    ratios = _gammon_ratios(probs)
+    taken = score.doubled()
+
+    def probs_at(win: float) -> np.ndarray:
+        mine, theirs = ratios[0], ratios[1]
+        return np.array([win, win * (mine[1] + mine[2]), win * mine[2], (1 - win) * (theirs[1] + theirs[2]), (1 - win) * theirs[2]])
+
+    kink = 1.0 - float(_cash_points(probs_at(0.5), taken)[1]) if cube_is_live(taken) else 0.5
+    grid = sorted({0.0, min(max(kink, 0.0), 1.0), 1.0})
+    gap = [float(cubeful_mwc(probs_at(w), taken, x)) - score.after(score.cube) for w in grid]
+    for (w0, g0), (w1, g1) in zip(zip(grid, gap), zip(grid[1:], gap[1:])):
+        if g0 <= 0.0 <= g1 and g1 > g0:
+            return 1.0 - (w0 + (w1 - w0) * (0.0 - g0) / (g1 - g0))
+    return 0.0  # passing never beats taking: the double gains the doubler nothing
+
+
+def match_cube_decision(probs: np.ndarray, score: MatchScore, x: float) -> MatchCubeDecision:
+    """Cube action for the player on roll at a match score, with cubeless ``probs`` (5,)
+    and cube efficiency ``x`` (see engine.analysis.cube_efficiency).
+
+    Where doubling cannot help (the Crawford game, a cube that already wins me the match,
+    the post-Crawford leader) the verdict is gnubg's "Never double, take (dead cube)";
+    the double/take figures are still those of a cube turned anyway.
+    """
+    if score.owner == "opponent":
+        raise ValueError("the player on roll cannot double: the opponent owns the cube")
+    p = np.asarray(probs, dtype=np.float64)
+    mwc = (float(cubeful_mwc(p, score, x)), float(cubeful_mwc(p, score.doubled(), x)), score.after(score.cube))
+    emg = tuple(float(to_emg(m, score)) for m in mwc)
+    word = "redouble" if score.owner == "me" else "double"
+    if can_double(score):
+        action, response, verdict = _verdict(*emg, word)
+    else:
+        action, response, verdict = "no_double", "take", f"Never {word}, take (dead cube)"
+    return MatchCubeDecision(*emg, action, response, verdict, _take_point(p, score, x), *mwc)

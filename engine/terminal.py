@@ -1,0 +1,233 @@
+"""``gammon play``: a person against the bot in the terminal (or a program over a pipe).
+
+The person is X and plays from the bottom of the drawing (points numbered from their
+side). Before rolling, with access to the cube, the prompt is ``roll>``: ``roll`` (or an
+empty line), ``double``, ``hint`` (cube advice), ``pip``, ``resign [single|gammon|backgammon]``,
+``save FILE``, ``quit``. With dice the prompt is ``move>``: a move in gnubg notation
+(``24/18 13/11``, ``bar/22``, ``6/off``, ``8/5(2)``), or ``hint``, ``pip``, ``board``,
+``resign``, ``save FILE``, ``quit``; an illegal move is refused with the reason. When the
+bot doubles the prompt is ``take or pass>``. Every prompt ends with ``> `` and is
+flushed, so a program can drive the game line by line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .analysis import Cube, cube_decision, cube_efficiency, position_probs, rank_moves
+from .board import flip, pip_counts, render, starting_board
+from .cubeful import CubeContext, EvaluatorPlayer, _opening
+from .evaluator import cubeless_equity
+from .game import result_points
+from .notation import MoveError, find_play, format_move, legal_plays
+
+RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
+YOU, BOT = 0, 1
+
+
+class Quit(Exception):
+    """The person ended the session."""
+
+
+class GameOver(Exception):
+    """The game ended before the checkers did: a pass or an accepted resignation."""
+
+    def __init__(self, winner: int, points: int):
+        self.winner, self.points = winner, points
+
+
+class TerminalGame:
+    def __init__(self, evaluator, length: int = 0, seed: int | None = None, read=input, write=print, record_path=None):
+        if not hasattr(evaluator, "probabilities"):
+            raise ValueError(f"the bot needs probability estimates (a network or gnubg); "
+                             f"{getattr(evaluator, 'name', evaluator)!r} only scores moves")
+        self.evaluator = evaluator
+        self.bot = EvaluatorPlayer(evaluator)
+        self.rng = np.random.default_rng(seed)
+        self.read, self.write = read, write
+        self.length = length
+        self.score = [0, 0]
+        self.crawford_done = False
+        self.record: list[str] = []
+        self.record_path = record_path
+        self.cube, self.owner = 1, -1
+
+    # -- input and output ------------------------------------------------------------------
+    def ask(self, prompt: str) -> str:
+        self.write(prompt, end="", flush=True)
+        try:
+            line = self.read()
+        except EOFError:
+            raise Quit from None
+        if line is None:
+            raise Quit
+        return line.strip()
+
+    def log(self, line: str) -> None:
+        self.record.append(line)
+        self.write(line)
+
+    def show(self, board_you: np.ndarray) -> None:
+        """The board from the person's side, with the cube and the score."""
+        self.write(render(board_you, names=("X (you)", "O (bot)")))
+        holder = "centered" if self.owner < 0 else "yours" if self.owner == YOU else "the bot's"
+        score = "money" if not self.length else f"match to {self.length}, score you {self.score[0]} - bot {self.score[1]}"
+        self.write(f"cube {self.cube} ({holder}); {score}")
+
+    def save(self, path) -> None:
+        Path(path).write_text("\n".join(self.record) + "\n")
+        self.write(f"game record saved to {path}")
+
+    # -- a session -------------------------------------------------------------------------
+    def run(self) -> int:
+        try:
+            while True:
+                self.play_game()
+                if not self.length or max(self.score) >= self.length:
+                    break
+            if self.length:
+                self.log(f"{'You win' if self.score[YOU] >= self.length else 'The bot wins'} the match "
+                         f"{self.score[YOU]}-{self.score[BOT]}.")
+        except Quit:
+            self.log("Session ended.")
+        if self.record_path:
+            self.save(self.record_path)
+        return 0
+
+    def play_game(self) -> None:
+        crawford = bool(self.length) and not self.crawford_done and max(self.score) == self.length - 1
+        self.crawford_done |= crawford
+        self.cube, self.owner = 1, -1
+        opening, _ = _opening(self.rng, 1, 0)
+        dice = (int(opening[0, 0]), int(opening[0, 1]))
+        turn = YOU if dice[0] > dice[1] else BOT  # you hold die 0
+        board = starting_board()  # always from the side on roll
+        self.log(f"New game{' (the Crawford game: no cube)' if crawford else ''}. "
+                 f"Opening roll: you {dice[0]}, bot {dice[1]}.")
+        try:
+            while True:
+                if dice is None:
+                    if not crawford and self.owner in (-1, turn):
+                        self.cube_turn(turn, board)
+                    dice = (int(self.rng.integers(1, 7)), int(self.rng.integers(1, 7)))
+                after = self.move_turn(turn, board, dice)
+                won = int(result_points(after[None], 15)[0])
+                if won:
+                    raise GameOver(turn, won * self.cube)
+                board, turn, dice = flip(after), 1 - turn, None
+        except GameOver as over:
+            self.score[over.winner] += over.points
+            self.log(f"{'You win' if over.winner == YOU else 'The bot wins'} {over.points} point"
+                     f"{'s' if over.points != 1 else ''}. Score: you {self.score[YOU]}, bot {self.score[BOT]}.")
+
+    # -- the cube --------------------------------------------------------------------------
+    def context(self, doubler: int) -> CubeContext:
+        away = np.array([[self.length - self.score[doubler], self.length - self.score[1 - doubler]]]) if self.length else None
+        return CubeContext(cube=np.array([self.cube]), owned=np.array([self.owner == doubler]), match_length=self.length,
+                           away=away, post_crawford=np.array([self.crawford_done]) if self.length else None,
+                           jacoby=False, beavers=False)
+
+    def cube_turn(self, turn: int, board: np.ndarray) -> None:
+        """Before rolling, the player on roll (``board`` from its side) may double."""
+        if turn == BOT:
+            if not self.bot.doubles(board[None], self.context(BOT))[0]:
+                return
+            self.log(f"The bot doubles to {self.cube * 2}.")
+            while True:
+                answer = self.ask("take or pass> ").lower()
+                if answer in ("take", "t", "accept"):
+                    self.log("You take.")
+                    self.cube, self.owner = self.cube * 2, YOU
+                    return
+                if answer in ("pass", "p", "drop"):
+                    self.log("You pass.")
+                    raise GameOver(BOT, self.cube)
+                if answer == "hint":
+                    self.write(self.cube_advice(board))
+                elif answer == "quit":
+                    raise Quit
+                else:
+                    self.write("answer take or pass (or hint)")
+        while True:
+            self.show(board)
+            command = self.ask("roll> ").lower()
+            if command in ("", "roll", "r"):
+                return
+            if command in ("double", "d"):
+                taken = self.bot.answers(board[None], self.context(YOU))[0] != 0
+                self.log(f"You double to {self.cube * 2}. The bot {'takes' if taken else 'passes'}.")
+                if not taken:
+                    raise GameOver(YOU, self.cube)
+                self.cube, self.owner = self.cube * 2, BOT
+                return
+            if command == "hint":
+                self.write(self.cube_advice(board))
+            elif not self.common(command, board):
+                self.write(f"unknown command {command!r}: roll, double, hint, pip, resign, save FILE, quit")
+
+    def cube_advice(self, board: np.ndarray) -> str:
+        """The bot's cube analysis for the player on roll in ``board`` (money model)."""
+        probs = position_probs(self.evaluator, board[None], 1)[0]
+        owner = "centered" if self.owner < 0 else "me"
+        decision = cube_decision(probs, Cube(self.cube, owner), float(cube_efficiency(board)[0]))
+        return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
+                f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
+
+    # -- moves -----------------------------------------------------------------------------
+    def move_turn(self, turn: int, board: np.ndarray, dice) -> np.ndarray:
+        """One move; returns the afterstate from the mover's side."""
+        if turn == BOT:
+            best = rank_moves(self.evaluator, board, dice, plies=0)[0]
+            self.log(f"The bot rolls {dice[0]}-{dice[1]} and plays {format_move(board, best.steps) or '(no legal move)'}.")
+            return best.board
+        plays = legal_plays(board, dice)
+        self.show(board)
+        if len(plays) == 1 and not plays[0].notation:
+            self.log(f"You roll {dice[0]}-{dice[1]}: no legal move.")
+            return plays[0].board
+        self.write(f"You roll {dice[0]}-{dice[1]}.")
+        while True:
+            command = self.ask("move> ")
+            lowered = command.lower()
+            if lowered == "hint":
+                for i, m in enumerate(rank_moves(self.evaluator, board, dice, plies=0)[:5], 1):
+                    self.write(f"  {i}. {format_move(board, m.steps):<24} equity {m.cubeful:+.3f}")
+            elif lowered == "board":
+                self.show(board)
+            elif not self.common(lowered, board):
+                try:
+                    play = find_play(board, dice, command)
+                except MoveError as exc:
+                    self.write(f"illegal: {exc}")
+                    continue
+                self.log(f"You roll {dice[0]}-{dice[1]} and play {play.notation}.")
+                return play.board
+
+    def common(self, command: str, board: np.ndarray) -> bool:
+        """pip, save FILE, resign [kind], quit; True when the command was one of them."""
+        words = command.split()
+        if not words:
+            return False
+        if words[0] == "pip":
+            you, bot = pip_counts(board)
+            self.write(f"pips: you {you}, bot {bot}")
+        elif words[0] == "save" and len(words) == 2:
+            self.save(words[1])
+        elif words[0] == "quit":
+            raise Quit
+        elif words[0] == "resign":
+            kind = words[1] if len(words) > 1 else "single"
+            if kind not in RESIGN_POINTS:
+                self.write("resign single, gammon or backgammon")
+                return True
+            # The bot accepts when the offer is at least what it expects to win (cubeless, 0-ply).
+            expected = -cubeless_equity(position_probs(self.evaluator, board[None], 0)[0])
+            if RESIGN_POINTS[kind] >= expected:
+                self.log(f"You resign a {kind}; the bot accepts.")
+                raise GameOver(BOT, RESIGN_POINTS[kind] * self.cube)
+            self.write(f"The bot declines your resignation of a {kind}.")
+        else:
+            return False
+        return True
