@@ -68,14 +68,14 @@ def _prob_row(label: str, probs, equity: float) -> str:
 
 
 def cmd_eval(args) -> int:
-    from models.players import load_player
+    from models.players import load_analyst
 
     from .analysis import cube_efficiency, cubeful_equity, position_probs
     from .evaluator import cubeless_equity
 
     board, state = parse_position(args.position)
     cube = _money_cube(state)
-    net = load_player(args.model)
+    net = load_analyst(args.model)
     rows = []
     for plies in range(args.ply + 1):
         probs = position_probs(net, board[None], plies)[0]
@@ -135,11 +135,11 @@ def run_batch(args, analyse) -> int:
 
     from tqdm import tqdm
 
-    from models.players import load_player
+    from models.players import load_analyst
 
     if not args.out:
         raise BoardError("--batch needs --out FILE")
-    net = load_player(args.model)
+    net = load_analyst(args.model)
     lines = Path(args.batch).read_text().splitlines()
     failures = 0
     out = Path(args.out)
@@ -162,7 +162,7 @@ def run_batch(args, analyse) -> int:
 
 
 def cmd_hint(args) -> int:
-    from models.players import load_player
+    from models.players import load_analyst
 
     if args.batch:
         def analyse(net, board, state, dice):
@@ -174,7 +174,7 @@ def cmd_hint(args) -> int:
         return run_batch(args, analyse)
     board, state = parse_position(_need_position(args))
     dice = _dice_for(args, state)
-    rows = hint_rows(load_player(args.model), board, state, dice, args.ply)
+    rows = hint_rows(load_analyst(args.model), board, state, dice, args.ply)
     if args.json:
         print(json.dumps({"position": args.position, "dice": list(dice), "moves": rows}))
         return 0
@@ -188,7 +188,7 @@ def cmd_hint(args) -> int:
 
 
 def cmd_cube(args) -> int:
-    from models.players import load_player
+    from models.players import load_analyst
 
     if args.batch:
         def analyse(net, board, state, dice):
@@ -197,7 +197,7 @@ def cmd_cube(args) -> int:
 
         return run_batch(args, analyse)
     board, state = parse_position(_need_position(args))
-    result = {"position": args.position, **cube_result(load_player(args.model), board, state, args.ply)}
+    result = {"position": args.position, **cube_result(load_analyst(args.model), board, state, args.ply)}
     if args.json:
         print(json.dumps(result))
         return 0
@@ -216,12 +216,12 @@ def cmd_cube(args) -> int:
 def cmd_rollout(args) -> int:
     from tqdm import tqdm
 
-    from models.players import load_player
+    from models.players import load_analyst
 
     from .rollout import rollout
 
     board, _ = parse_position(_need_position(args))
-    net = load_player(args.model)
+    net = load_analyst(args.model)
     with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate, progress=bar.update)
     if args.json:
@@ -240,12 +240,12 @@ def cmd_rollout(args) -> int:
 def cmd_serve(args) -> int:
     import logging
 
-    from models.players import load_player
+    from models.players import load_analyst
 
     from .external import Bot, ExternalPlayerServer
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(message)s")
-    bot = Bot(load_player(args.model), plies=args.ply)
+    bot = Bot(load_analyst(args.model), plies=args.ply)
     with ExternalPlayerServer((args.host, args.port), bot) as server:
         host, port = server.server_address[:2]
         print(f"gammon external player on {host}:{port}; in gnubg: set player 1 external {host}:{port}", flush=True)
@@ -293,7 +293,7 @@ def cmd_match(args) -> int:
 
 
 def cmd_play(args) -> int:
-    from models.players import load_player
+    from models.players import load_analyst
 
     from .terminal import TerminalGame
 
@@ -303,7 +303,7 @@ def cmd_play(args) -> int:
             raise EOFError
         return line
 
-    game = TerminalGame(load_player(args.model), length=args.length, seed=args.seed, read=read, write=print,
+    game = TerminalGame(load_analyst(args.model), length=args.length, seed=args.seed, read=read, write=print,
                         record_path=args.record)
     return game.run()
 

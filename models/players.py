@@ -36,3 +36,16 @@ def load_player(spec: str, seed: int = 0):
     if spec != "default" and not path.exists():
         raise ValueError(f"unknown player {spec!r}: give a weights file or one of {', '.join(NAMES)}")
     return load_weights(path)
+
+
+def load_analyst(spec: str, seed: int = 0):
+    """``load_player`` for analysis: a network (or gnubg) answers bear-offs from the exact databases.
+
+    The databases (engine/bearoff.py) are built on first use (a few seconds) and cached.
+    """
+    player = load_player(spec, seed)
+    if not hasattr(player, "probabilities"):
+        return player
+    from engine.bearoff import WithBearoff
+
+    return WithBearoff(player)
