@@ -49,13 +49,15 @@ def _dice_for(args, state) -> tuple[int, int]:
 
 
 def _money_cube(state):
-    """The cube of a parsed position as the player on roll sees it (money play only, for now)."""
+    """The cube of a parsed position as the player on roll sees it, valued as in money play.
+
+    In a match the move ranking uses this money view of the cube (the cube decision
+    itself, ``gammon cube``, uses the match equity table).
+    """
     from .analysis import Cube
 
     if state is None:
         return Cube()
-    if state.match_length:
-        raise BoardError("match-play cube analysis is not implemented yet; give a money position")
     owner = "centered" if state.cube_owner < 0 else "me" if state.cube_owner == state.on_roll else "opponent"
     return Cube(state.cube, owner, jacoby=state.jacoby)
 
@@ -104,12 +106,17 @@ def hint_rows(net, board, state, dice, plies: int) -> list[dict]:
 
 
 def cube_result(net, board, state, plies: int) -> dict:
-    """The money cube action for the player on roll, as plain data."""
+    """The cube action for the player on roll (money, or match play with the MET), as plain data."""
     from .analysis import cube_decision, cube_efficiency, position_probs
     from .evaluator import cubeless_equity
+    from .match import MatchScore, match_cube_decision
 
     probs = position_probs(net, board[None], plies)[0]
-    decision = cube_decision(probs, _money_cube(state), float(cube_efficiency(board)[0]))
+    x = float(cube_efficiency(board)[0])
+    if state is not None and state.match_length:
+        decision = match_cube_decision(probs, MatchScore.from_state(state), x)
+    else:
+        decision = cube_decision(probs, _money_cube(state), x)
     return {"plies": plies, "probs": probs.tolist(), "cubeless": float(cubeless_equity(probs)), **decision.__dict__}
 
 

@@ -204,7 +204,8 @@ def _context(slots, side, cube, owner, scores, crawford_done, length, rules) -> 
 
 
 class EvaluatorPlayer:
-    """A cube-aware player from an evaluator: moves at 0-ply, cube by Janowski's money model.
+    """A cube-aware player from an evaluator: moves at 0-ply; the cube by Janowski's model,
+    in money play or with the match equity table (engine/match.py) in matches.
 
     Evaluators without probabilities (pubeval, heuristic, random) never double and
     always take.
@@ -219,22 +220,30 @@ class EvaluatorPlayer:
         self.cube_plies = cube_plies
         self.has_probabilities = hasattr(evaluator, "probabilities")
 
-    def _equities(self, boards: np.ndarray, context: CubeContext):
+    def _decisions(self, boards: np.ndarray, context: CubeContext):
+        """Cube decisions for each row: money rows batched (Janowski), match rows one by one (MET)."""
         from .analysis import cube_efficiency, money_cube_equities, position_probs
+        from .match import cube_action
 
         probs = position_probs(self.evaluator, boards, self.cube_plies)
-        return money_cube_equities(probs, context.owned, cube_efficiency(boards), context.jacoby)
+        x = cube_efficiency(boards)
+        if context.away is None:
+            no_double, double_take = money_cube_equities(probs, context.owned, x, context.jacoby)
+            return np.minimum(double_take, 1.0) > no_double, double_take
+        decisions = [cube_action(p, float(xi), int(c), "me" if own else "centered", tuple(away))
+                     for p, xi, c, own, away in zip(probs, x, context.cube, context.owned, context.away)]
+        return (np.array([d.action == "double" for d in decisions], dtype=bool),
+                np.array([d.double_take for d in decisions]))
 
     def doubles(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
         if not self.has_probabilities:
             return np.zeros(len(boards), dtype=bool)
-        no_double, double_take = self._equities(boards, context)
-        return np.minimum(double_take, 1.0) > no_double
+        return self._decisions(boards, context)[0]
 
     def answers(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
         if not self.has_probabilities:
             return np.full(len(boards), TAKE)
-        _, double_take = self._equities(boards, context)
+        _, double_take = self._decisions(boards, context)
         beaver = context.beavers & (double_take < 0)
         return np.where(double_take > 1.0, PASS, np.where(beaver, BEAVER, TAKE))
 

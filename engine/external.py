@@ -88,7 +88,7 @@ def parse_fibs_board(line: str) -> FibsBoard:
 
 
 class Bot:
-    """Answers board strings with an evaluator: moves at ``plies``, money cube by Janowski's model."""
+    """Answers board strings with an evaluator: moves at ``plies``; the cube by Janowski's model (money) or the MET (matches)."""
 
     def __init__(self, evaluator, plies: int = 0):
         self.evaluator = evaluator
@@ -121,11 +121,16 @@ class Bot:
         return format_move(fibs.board, best.steps)
 
     def _cube(self, board_on_roll: np.ndarray, fibs: FibsBoard, owner: str):
-        """The doubler's cube decision (money model) for ``board_on_roll`` (the doubler on roll)."""
-        from .analysis import Cube, cube_decision, cube_efficiency, position_probs
+        """The doubler's cube decision for ``board_on_roll`` (the doubler on roll): money, or the MET in a match."""
+        from .analysis import cube_efficiency, position_probs
+        from .match import cube_action
 
         probs = position_probs(self.evaluator, board_on_roll[None], max(self.plies, 1))[0]
-        return cube_decision(probs, Cube(value=max(fibs.cube, 1), owner=owner), float(cube_efficiency(board_on_roll)[0]))
+        away = None
+        if fibs.match_length:
+            bot, opp = (fibs.match_length - fibs.score[0], fibs.match_length - fibs.score[1])
+            away = (bot, opp) if fibs.bot_on_turn else (opp, bot)  # from the doubler's side
+        return cube_action(probs, float(cube_efficiency(board_on_roll)[0]), max(fibs.cube, 1), owner, away)
 
 
 class _Handler(socketserver.StreamRequestHandler):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .analysis import Cube, CubeDecision
+from .analysis import Cube, CubeDecision, cube_decision
 from .formats import MatchState
 
 MET_PATH = Path(__file__).with_name("data") / "kazaross_xg2.json"
@@ -122,17 +122,17 @@ def _outcomes(probs: np.ndarray) -> np.ndarray:
     return np.stack([win - wg, wg - wbg, wbg, 1.0 - win - lg, lg - lbg, lbg], axis=-1)
 
 
-def _result_mwcs(score: MatchScore, cube: int) -> np.ndarray:
-    """(6,) my MWC after each result of ``_outcomes`` with the cube at ``cube``."""
-    return np.array([score.after(k * cube) for k in (1, 2, 3)] + [score.after(-k * cube) for k in (1, 2, 3)])
+def _result_mwcs(score: MatchScore) -> np.ndarray:
+    """(6,) my MWC after each result of ``_outcomes`` on the current cube."""
+    return np.array([score.after(k * score.cube) for k in (1, 2, 3, -1, -2, -3)])
 
 
 def match_equity_of_probs(probs: np.ndarray, score: MatchScore) -> np.ndarray:
     """Cubeless (dead cube) MWC of the player on roll: each result at the score it leads to."""
-    return _outcomes(probs) @ _result_mwcs(score, score.cube)
+    return _outcomes(probs) @ _result_mwcs(score)
 
 
-def to_emg(mwc, score: MatchScore):
+def to_emg(mwc: np.ndarray | float, score: MatchScore) -> np.ndarray:
     """gnubg's normalized equity: MWC rescaled so losing the cube is -1 and winning it +1."""
     win, lose = score.after(score.cube), score.after(-score.cube)
     return (2.0 * np.asarray(mwc) - (win + lose)) / (win - lose)
@@ -146,7 +146,7 @@ def gammon_prices(score: MatchScore) -> tuple[float, float, float, float]:
     cubeless EMG = 2 P(win) - 1 + P(wg) * price[0] - P(lg) * price[1] + P(wbg) * price[2]
     - P(lbg) * price[3].
     """
-    win, gammon, bg, lose, lose_gammon, lose_bg = _result_mwcs(score, score.cube)
+    win, gammon, bg, lose, lose_gammon, lose_bg = _result_mwcs(score)
     half = (win - lose) / 2.0
     centre = (win + lose) / 2.0
     win_g = (gammon - centre) / half - 1.0
@@ -158,7 +158,7 @@ def gammon_prices(score: MatchScore) -> tuple[float, float, float, float]:
 # -- live cube (gnubg's generalisation of Janowski to match play) -----------------------
 
 
-def _gammon_ratios(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _gammon_ratios(probs: np.ndarray) -> np.ndarray:
     """(..., 2, 3) share of single, gammon-only and backgammon wins, for me (0) and the opponent (1).
 
     A player who cannot win gets single wins only (gnubg's guard against 0/0)."""
@@ -182,7 +182,7 @@ def _lost(score: MatchScore, side: int, points: int) -> float:
     return score.after(-points) if side == 0 else 1.0 - score.after(points)
 
 
-def _mix(ratios: np.ndarray, values: list[float]) -> np.ndarray:
+def _mix(ratios: np.ndarray, values: np.ndarray | list[float]) -> np.ndarray:
     """Weight the MWCs of a single, gammon and backgammon result by their shares."""
     return ratios @ np.asarray(values)
 
@@ -237,7 +237,7 @@ def cube_is_live(score: MatchScore) -> bool:
     return not (dead or score.crawford or score.my_away == score.opp_away == 2)
 
 
-def cubeful_mwc(probs: np.ndarray, score: MatchScore, x) -> np.ndarray:
+def cubeful_mwc(probs: np.ndarray, score: MatchScore, x: float | np.ndarray) -> np.ndarray:
     """MWC of the player on roll with the cube as in ``score``: (1 - x) dead + x live."""
     p = np.asarray(probs, dtype=np.float64)
     dead = match_equity_of_probs(p, score)
@@ -245,21 +245,21 @@ def cubeful_mwc(probs: np.ndarray, score: MatchScore, x) -> np.ndarray:
         return dead
     ratios = _gammon_ratios(p)
     win = p[..., 0]
-    c = score.cube
-    everything_won = _mix(ratios[..., 0, :], [score.after(k * c) for k in (1, 2, 3)])
-    everything_lost = _mix(ratios[..., 1, :], [score.after(-k * c) for k in (1, 2, 3)])
-    cashed, cashed_by_opp = score.after(c), score.after(-c)
-    my_cash, opp_cash = _cash_points(p, score)
-    opp_cash = 1.0 - opp_cash  # the opponent cashes when my P(win) falls to this
-    losing = _lerp(0.0, everything_lost, opp_cash, cashed_by_opp, win)
-    winning = _lerp(my_cash, cashed, 1.0, everything_won, win)
+    results = _result_mwcs(score)
+    everything_won = _mix(ratios[..., 0, :], results[:3])
+    everything_lost = _mix(ratios[..., 1, :], results[3:])
+    i_cash, they_cash = results[0], results[3]
+    my_cash_point, their_cash_point = _cash_points(p, score)
+    they_cash_below = 1.0 - their_cash_point  # my P(win) under which the opponent cashes
+    losing = _lerp(0.0, everything_lost, they_cash_below, they_cash, win)
+    winning = _lerp(my_cash_point, i_cash, 1.0, everything_won, win)
     if score.owner == "centered":
-        window = _lerp(opp_cash, cashed_by_opp, my_cash, cashed, win)
-        live = np.where(win <= opp_cash, losing, np.where(win < my_cash, window, winning))
+        window = _lerp(they_cash_below, they_cash, my_cash_point, i_cash, win)
+        live = np.where(win <= they_cash_below, losing, np.where(win < my_cash_point, window, winning))
     elif score.owner == "me":
-        live = np.where(win <= my_cash, _lerp(0.0, everything_lost, my_cash, cashed, win), winning)
+        live = np.where(win <= my_cash_point, _lerp(0.0, everything_lost, my_cash_point, i_cash, win), winning)
     else:
-        live = np.where(win <= opp_cash, losing, _lerp(opp_cash, cashed_by_opp, 1.0, everything_won, win))
+        live = np.where(win <= they_cash_below, losing, _lerp(they_cash_below, they_cash, 1.0, everything_won, win))
     return (1.0 - x) * dead + x * live
 
 
@@ -294,21 +294,22 @@ def _verdict(no_double: float, double_take: float, double_pass: float, word: str
 
 def _take_point(probs: np.ndarray, score: MatchScore, x: float) -> float:
     """The taker's cubeless winning chance at which taking and passing are equal, with this
-    position's gammon shares: the root of the double/take MWC (piecewise linear in P(win),
-    one kink at the taker's cash point) against the double/pass MWC."""
-    ratios = _gammon_ratios(probs)
+    position's gammon shares held fixed: the root of double/take MWC (piecewise linear in
+    P(win), one kink where the taker would cash) minus double/pass MWC."""
+    shares = _gammon_ratios(probs)
     taken = score.doubled()
 
     def probs_at(win: float) -> np.ndarray:
-        mine, theirs = ratios[0], ratios[1]
-        return np.array([win, win * (mine[1] + mine[2]), win * mine[2], (1 - win) * (theirs[1] + theirs[2]), (1 - win) * theirs[2]])
+        mine, theirs = shares[0], shares[1]
+        gammons = (win * (mine[1] + mine[2]), win * mine[2], (1 - win) * (theirs[1] + theirs[2]), (1 - win) * theirs[2])
+        return np.array([win, *gammons])
 
     kink = 1.0 - float(_cash_points(probs_at(0.5), taken)[1]) if cube_is_live(taken) else 0.5
-    grid = sorted({0.0, min(max(kink, 0.0), 1.0), 1.0})
-    gap = [float(cubeful_mwc(probs_at(w), taken, x)) - score.after(score.cube) for w in grid]
-    for (w0, g0), (w1, g1) in zip(zip(grid, gap), zip(grid[1:], gap[1:])):
+    wins = sorted({0.0, min(max(kink, 0.0), 1.0), 1.0})
+    gaps = [float(cubeful_mwc(probs_at(w), taken, x)) - score.after(score.cube) for w in wins]
+    for (w0, g0), (w1, g1) in zip(zip(wins, gaps), zip(wins[1:], gaps[1:])):
         if g0 <= 0.0 <= g1 and g1 > g0:
-            return 1.0 - (w0 + (w1 - w0) * (0.0 - g0) / (g1 - g0))
+            return 1.0 - (w0 + (w1 - w0) * -g0 / (g1 - g0))
     return 0.0  # passing never beats taking: the double gains the doubler nothing
 
 
@@ -324,10 +325,18 @@ def match_cube_decision(probs: np.ndarray, score: MatchScore, x: float) -> Match
         raise ValueError("the player on roll cannot double: the opponent owns the cube")
     p = np.asarray(probs, dtype=np.float64)
     mwc = (float(cubeful_mwc(p, score, x)), float(cubeful_mwc(p, score.doubled(), x)), score.after(score.cube))
-    emg = tuple(float(to_emg(m, score)) for m in mwc)
+    emg = (float(to_emg(mwc[0], score)), float(to_emg(mwc[1], score)), 1.0)  # a pass wins the cube: +1 exactly
     word = "redouble" if score.owner == "me" else "double"
     if can_double(score):
         action, response, verdict = _verdict(*emg, word)
     else:
         action, response, verdict = "no_double", "take", f"Never {word}, take (dead cube)"
     return MatchCubeDecision(*emg, action, response, verdict, _take_point(p, score, x), *mwc)
+
+
+def cube_action(probs: np.ndarray, x: float, cube: int = 1, owner: str = "centered", away: tuple[int, int] | None = None,
+                crawford: bool = False, jacoby: bool = False, beavers: bool = False) -> CubeDecision:
+    """The cube decision for the player on roll, money (``away`` None) or match (points each side still needs)."""
+    if away is None:
+        return cube_decision(probs, Cube(cube, owner, jacoby, beavers), x)
+    return match_cube_decision(probs, MatchScore(int(away[0]), int(away[1]), cube, owner, crawford), x)

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .analysis import Cube, cube_decision, cube_efficiency, position_probs, rank_moves
+from .analysis import cube_efficiency, position_probs, rank_moves
 from .board import flip, pip_counts, render, starting_board
 from .cubeful import CubeContext, EvaluatorPlayer, _opening
 from .evaluator import cubeless_equity
 from .game import result_points
+from .match import cube_action
 from .notation import MoveError, find_play, format_move, legal_plays
 
 RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
@@ -145,7 +146,7 @@ class TerminalGame:
                     self.log("You pass.")
                     raise GameOver(BOT, self.cube)
                 if answer == "hint":
-                    self.write(self.cube_advice(board))
+                    self.write(self.cube_advice(board, BOT))
                 elif answer == "quit":
                     raise Quit
                 else:
@@ -163,15 +164,16 @@ class TerminalGame:
                 self.cube, self.owner = self.cube * 2, BOT
                 return
             if command == "hint":
-                self.write(self.cube_advice(board))
+                self.write(self.cube_advice(board, YOU))
             elif not self.common(command, board):
                 self.write(f"unknown command {command!r}: roll, double, hint, pip, resign, save FILE, quit")
 
-    def cube_advice(self, board: np.ndarray) -> str:
-        """The bot's cube analysis for the player on roll in ``board`` (money model)."""
+    def cube_advice(self, board: np.ndarray, doubler: int) -> str:
+        """The bot's cube analysis for ``doubler``, on roll in ``board`` (money model, or the MET in a match)."""
         probs = position_probs(self.evaluator, board[None], 1)[0]
         owner = "centered" if self.owner < 0 else "me"
-        decision = cube_decision(probs, Cube(self.cube, owner), float(cube_efficiency(board)[0]))
+        away = (self.length - self.score[doubler], self.length - self.score[1 - doubler]) if self.length else None
+        decision = cube_action(probs, float(cube_efficiency(board)[0]), self.cube, owner, away)
         return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
                 f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
 

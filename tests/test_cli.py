@@ -86,10 +86,12 @@ def test_batch_hint_and_cube_write_one_line_per_position(tmp_path, capsys):
     assert "1 of 3 line(s) failed" in capsys.readouterr().err
 
 
-def test_match_play_cube_is_refused_clearly(capsys):
-    # 7-point match: not analysed yet; says so instead of giving money figures.
-    assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"]) == 2
-    assert "match-play cube analysis is not implemented yet" in capsys.readouterr().err
+def test_match_play_cube_uses_the_match_equity_table(capsys):
+    # Crawford-free 7-point match at 0-0: like money; the 1-away leader never doubles (dead cube).
+    assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10", "--ply", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "No double, take"
+    assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:6:5:0:7:10", "--ply", "0", "--json"]) == 0
+    assert "dead cube" in json.loads(capsys.readouterr().out)["verdict"]
 
 
 def test_rollout_command_reports_equity_with_a_confidence_interval(capsys):
