@@ -385,6 +385,11 @@ def cmd_bench(args) -> int:
     return module.main(args.rest)
 
 
+def _model_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default="default",
+                        help="a weights file or player name (default: the shipped net, models/default.pt)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gammon",
@@ -426,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
         command.add_argument("--ply", type=int, default=0 if name == "eval" else 2 if name == "cube" else 1,
                              choices=range(0, 4), help="search depth (default %(default)s)")
-        command.add_argument("--model", default="default", help="a weights file or player name (default: the shipped net)")
+        _model_option(command)
         command.add_argument("--json", action="store_true")
         if name == "hint":
             command.add_argument("--dice", type=_dice, help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
@@ -441,14 +446,14 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("--games", type=int, default=1296, help="games (a multiple of 36; default 1296)")
     roll.add_argument("--truncate", type=int, default=None, help="stop after N turns and score with the net")
     roll.add_argument("--seed", type=int, default=0)
-    roll.add_argument("--model", default="default", help="a weights file or player name (default: the shipped net)")
+    _model_option(roll)
     roll.add_argument("--json", action="store_true")
     roll.set_defaults(run=cmd_rollout)
 
     serve = sub.add_parser("serve", help="play for GNU Backgammon as its external player (gnubg connects to us)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
     serve.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 picks a free one)")
-    serve.add_argument("--model", default="default", help="a weights file or player name (default: the shipped net)")
+    _model_option(serve)
     serve.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth (default 0)")
     serve.add_argument("--verbose", action="store_true", help="log connections and bad board strings")
     serve.set_defaults(run=cmd_serve)
@@ -470,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.set_defaults(run=cmd_match)
 
     play = sub.add_parser("play", help="play against the bot in the terminal (type moves like 24/18 13/11)")
-    play.add_argument("--model", default="default", help="the bot: a weights file or player name (default: the shipped net)")
+    _model_option(play)
     play.add_argument("--length", type=int, default=0, help="play a match to this many points (default: money games)")
     play.add_argument("--seed", type=int, default=None, help="dice seed, for a reproducible session")
     play.add_argument("--record", help="save the game record to this file at the end")
