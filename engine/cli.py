@@ -225,19 +225,28 @@ def cmd_rollout(args) -> int:
 
     from models.players import load_analyst
 
-    from .rollout import rollout
+    from .rollout import cubeful_rollout, rollout
 
-    board, _ = parse_position(_need_position(args))
+    board, state = parse_position(_need_position(args))
     net = load_analyst(args.model)
     with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
-        result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate, progress=bar.update)
+        if args.cubeful:
+            cube = _money_cube(state)
+            owner = {"centered": -1, "me": 0, "opponent": 1}[cube.owner]
+            result = cubeful_rollout(net, board, cube.value, owner, games=args.games, seed=args.seed, progress=bar.update)
+        else:
+            result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate, progress=bar.update)
     if args.json:
         print(json.dumps({"position": args.position, **result.as_dict()}))
         return 0
     print(render(board))
+    low, high = result.ci95
+    if args.cubeful:
+        print(f"\n{result.games} cubeful money games, seed {args.seed}: equity {result.equity:+.3f} ± {result.std_error:.3f} "
+              f"(95% CI {low:+.3f} .. {high:+.3f}); {result.doubles} doubles, {result.passes} passed")
+        return 0
     print(PROB_HEADER)
     print(_prob_row("rollout", result.probs, result.equity))
-    low, high = result.ci95
     kind = f"truncated at {args.truncate} turns ({result.truncated} games scored by the net)" if args.truncate else "played to the end"
     print(f"\n{result.games} games, {kind}, seed {args.seed}: cubeless equity {result.equity:+.3f} "
           f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); {result.games_per_s:.0f} games/s")
@@ -445,6 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
     roll.add_argument("--games", type=int, default=1296, help="games (a multiple of 36; default 1296)")
     roll.add_argument("--truncate", type=int, default=None, help="stop after N turns and score with the net")
+    roll.add_argument("--cubeful", action="store_true", help="money rollout with the cube (the position's cube state)")
     roll.add_argument("--seed", type=int, default=0)
     _model_option(roll)
     roll.add_argument("--json", action="store_true")

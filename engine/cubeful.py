@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import flip, starting_board, variant_checkers
+from .board import flip, starting_board, validate, variant_checkers
 from .game import _check_choice, result_points
 from .movegen import generate
 
@@ -83,8 +83,14 @@ def _opening(rng, n, automatic: int):
         dice[ties] = rng.integers(1, 7, size=(int(ties.sum()), 2))
 
 
-def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_turns: int = 100_000) -> CubefulResults:
-    """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``."""
+def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_turns: int = 100_000,
+                 position: tuple[np.ndarray, int, int] | None = None, first_dice: np.ndarray | None = None) -> CubefulResults:
+    """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``.
+
+    ``position`` = (board, cube value, cube owner: -1 centered, 0 or 1) plays money games from
+    that position instead, player 0 on roll before rolling (so it may double first), with
+    ``first_dice`` (n, 2) as its roll when given.
+    """
     rng = np.random.default_rng(seed)
     checkers = variant_checkers(rules.variant)
     start = starting_board(rules.variant)
@@ -105,6 +111,13 @@ def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_tur
     dice, opening_cube = _opening(rng, n, rules.automatic_doubles if money else 0)
     cube[:] = opening_cube
     player = (dice[:, 1] > dice[:, 0]).astype(np.int64)  # player 0 holds die 0
+    if position is not None:
+        if not money:
+            raise ValueError("games from a given position are money games")
+        board, cube[:], owner[:] = position
+        boards[:] = validate(board, checkers)
+        player[:], first_move[:], turned[:] = 0, False, cube > 1
+        dice = rng.integers(1, 7, size=(n, 2)) if first_dice is None else np.asarray(first_dice)
     counts = {"turns": 0, "passes": 0}
 
     def end_game(slots: np.ndarray, winner: np.ndarray, won: np.ndarray) -> None:

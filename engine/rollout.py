@@ -53,6 +53,61 @@ def rollout(
     """Roll ``board`` (player on roll) out ``games`` times; ``progress(n)`` is told of each n games done."""
     if games < 2:
         raise ValueError(f"a rollout needs at least 2 games; got {games}")
+    return _cubeless(evaluator, board, games, seed, truncate, progress)
+
+
+@dataclass(frozen=True)
+class CubefulRolloutResult:
+    games: int
+    equity: float  # cubeful money equity per unit of the starting cube, for the player on roll
+    std_error: float
+    ci95: tuple[float, float]
+    doubles: int
+    passes: int
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return {"games": self.games, "cubeful_equity": self.equity, "std_error": self.std_error, "ci95": list(self.ci95),
+                "doubles": self.doubles, "passes": self.passes, "seconds": self.seconds,
+                "games_per_s": self.games / max(self.seconds, 1e-9)}
+
+
+def cubeful_rollout(
+    evaluator: ProbabilityEvaluator,
+    board: np.ndarray,
+    cube: int = 1,
+    owner: int = -1,
+    games: int = 1296,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> CubefulRolloutResult:
+    """Money rollout with the cube: both sides double, take and pass by Janowski's model at 0-ply.
+
+    ``owner``: -1 centered, 0 the player on roll, 1 the opponent. Games are played to the end;
+    the first roll is stratified as in :func:`rollout`.
+    """
+    from .cubeful import EvaluatorPlayer, play_cubeful
+
+    if games < 2:
+        raise ValueError(f"a rollout needs at least 2 games; got {games}")
+    player = EvaluatorPlayer(evaluator)
+    started = time.perf_counter()
+    points, doubles, passes = [], 0, 0
+    for first in range(0, games, CHUNK):
+        n = min(CHUNK, games - first)
+        result = play_cubeful((player, player), n, seed=seed * 1_000_003 + first, position=(board, cube, owner),
+                              first_dice=FIRST_ROLLS[(first + np.arange(n)) % 36])
+        points.append(result.points / cube)
+        doubles, passes = doubles + result.cube_turns, passes + result.passes
+        if progress:
+            progress(n)
+    values = np.concatenate(points).astype(np.float64)
+    mean, std_error = float(values.mean()), float(values.std(ddof=1) / np.sqrt(games))
+    return CubefulRolloutResult(games, mean, std_error, (mean - 1.96 * std_error, mean + 1.96 * std_error), doubles, passes,
+                                time.perf_counter() - started)
+
+
+def _cubeless(evaluator, board, games, seed, truncate, progress) -> RolloutResult:
     policy = evaluator_policy(evaluator)
     started = time.perf_counter()
     per_game, truncated = [], 0

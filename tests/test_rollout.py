@@ -48,3 +48,16 @@ def test_truncated_games_are_scored_by_the_evaluator():
     assert 0 < result.probs[0] < 1
     with pytest.raises(ValueError, match="at least 2 games"):
         rollout(PipEvaluator(), starting_board(), games=1)
+
+
+def test_cubeful_rollouts_play_on_when_too_good_and_are_reproducible():
+    from engine.rollout import cubeful_rollout
+
+    board = np.zeros(26, dtype=np.int8)
+    board[1] = 1
+    board[19:25] = [-3, -3, -3, -2, -2, -2]
+    sure_gammon = cubeful_rollout(PipEvaluator(), board, games=72, seed=1)
+    assert sure_gammon.equity == 2.0 and sure_gammon.doubles == 0  # too good to double: play for the gammon
+    a = cubeful_rollout(PipEvaluator(), starting_board(), games=72, seed=5)
+    b = cubeful_rollout(PipEvaluator(), starting_board(), games=72, seed=5)
+    assert a.equity == b.equity and a.ci95[0] <= a.equity <= a.ci95[1]
