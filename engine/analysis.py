@@ -188,6 +188,31 @@ def cube_decision(probs: np.ndarray, cube: Cube, x: float) -> CubeDecision:
 # -- moves ---------------------------------------------------------------------------------
 
 
+def filter_leaders(equity: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Indices of each group's 0-ply leaders: up to FILTER_MOVES within FILTER_MARGIN of its best."""
+    group = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    order = np.lexsort((-equity, group))  # by group, best first
+    rank = np.arange(len(order)) - offsets[group[order]]
+    best = equity[order[offsets[:-1]]]
+    chosen = (rank < FILTER_MOVES) & (equity[order] >= best[group[order]] - FILTER_MARGIN)
+    return np.sort(order[chosen])
+
+
+def ply_policy(evaluator: ProbabilityEvaluator, plies: int):
+    """A move policy (see engine.game) choosing by cubeless equity at ``plies``, batched over games."""
+
+    def choose(afterstates) -> np.ndarray:
+        equity = cubeless_equity(afterstate_probs(evaluator, afterstates.boards, 0))
+        if plies > 0:
+            keep = filter_leaders(equity, afterstates.offsets)
+            deep = np.full(len(equity), -np.inf)
+            deep[keep] = cubeless_equity(afterstate_probs(evaluator, afterstates.boards[keep], plies))
+            equity = deep
+        return best_in_groups(equity, afterstates.offsets)
+
+    return choose
+
+
 @dataclass(frozen=True)
 class RankedMove:
     board: np.ndarray  # the afterstate, mover's view
@@ -204,9 +229,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     probs = afterstate_probs(evaluator, afterstates.boards, 0)
     depth = np.zeros(len(probs), dtype=int)
     if plies > 0:
-        equity = cubeless_equity(probs)
-        order = np.argsort(-equity, kind="stable")
-        keep = order[: FILTER_MOVES][equity[order[:FILTER_MOVES]] >= equity[order[0]] - FILTER_MARGIN]
+        keep = filter_leaders(cubeless_equity(probs), afterstates.offsets)
         probs[keep] = afterstate_probs(evaluator, afterstates.boards[keep], plies)
         depth[keep] = plies
     equity = cubeless_equity(probs)

@@ -281,8 +281,9 @@ def cmd_match(args) -> int:
 
     rules = Rules(match_length=args.length, jacoby=args.jacoby, beavers=args.beavers,
                   automatic_doubles=args.automatic_doubles, variant=args.variant)
-    a = EvaluatorPlayer(load_player(args.a, seed=args.seed + 1), cube_plies=args.cube_ply)
-    b = EvaluatorPlayer(load_player(args.b, seed=args.seed + 2), cube_plies=args.cube_ply)
+    a = EvaluatorPlayer(load_player(args.a, seed=args.seed + 1), cube_plies=args.cube_ply, move_plies=args.ply)
+    b = EvaluatorPlayer(load_player(args.b, seed=args.seed + 2), cube_plies=args.cube_ply,
+                        move_plies=args.ply if args.b_ply is None else args.b_ply)
     n = args.matches if args.length else args.games
     with tqdm(total=n, unit="match" if args.length else "game", disable=args.json or not sys.stderr.isatty()) as bar:
         if args.length or not args.cubeless:
@@ -479,6 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--beavers", action="store_true", help="money: a doubled player may beaver")
     match.add_argument("--automatic-doubles", type=int, default=0, help="money: automatic doubles per game (default 0)")
     match.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
+    match.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth of A (and B; default 0)")
+    match.add_argument("--b-ply", type=int, default=None, choices=range(0, 3), help="move search depth of B if different")
     match.add_argument("--cube-ply", type=int, default=0, choices=range(0, 3), help="cube decision depth (default 0)")
     match.add_argument("--seed", type=int, default=0)
     match.add_argument("--json", action="store_true")

@@ -217,21 +217,24 @@ def _context(slots, side, cube, owner, scores, crawford_done, length, rules) -> 
 
 
 class EvaluatorPlayer:
-    """A cube-aware player from an evaluator: moves at 0-ply; the cube by Janowski's model,
-    in money play or with the match equity table (engine/match.py) in matches.
+    """A cube-aware player from an evaluator: moves at ``move_plies``; the cube at ``cube_plies``
+    by Janowski's model in money play, or with the match equity table (engine/match.py) in matches.
 
     Evaluators without probabilities (pubeval, heuristic, random) never double and
     always take.
     """
 
-    def __init__(self, evaluator, cube_plies: int = 0):
+    def __init__(self, evaluator, cube_plies: int = 0, move_plies: int = 0):
+        from .analysis import ply_policy
         from .evaluator import evaluator_policy
 
         self.evaluator = evaluator
         self.name = getattr(evaluator, "name", "player")
-        self.policy = evaluator_policy(evaluator)
-        self.cube_plies = cube_plies
         self.has_probabilities = hasattr(evaluator, "probabilities")
+        if move_plies and not self.has_probabilities:
+            raise ValueError(f"{self.name} cannot search ahead: it has no probability estimates")
+        self.policy = ply_policy(evaluator, move_plies) if move_plies else evaluator_policy(evaluator)
+        self.cube_plies = cube_plies
 
     def _decisions(self, boards: np.ndarray, context: CubeContext):
         """Cube decisions for each row: money rows batched (Janowski), match rows one by one (MET)."""

@@ -127,3 +127,24 @@ def test_rank_moves_orders_by_cubeful_equity_and_filters_deeper_plies():
     assert cubeful == sorted(cubeful, reverse=True)
     assert 1 <= sum(m.plies == 1 for m in ranked) <= 8
     assert format_move(board, ranked[0].steps) in {p.notation for p in legal_plays(board, (6, 5))}
+
+
+def test_filter_leaders_keeps_each_groups_best_few():
+    from engine.analysis import FILTER_MOVES, filter_leaders
+
+    equity = np.array([0.1, 0.5, 0.45, -0.3] + list(np.linspace(0, 0.2, 12)))
+    offsets = np.array([0, 4, 16])
+    kept = filter_leaders(equity, offsets)
+    assert {1, 2} <= set(kept) and 3 not in set(kept) and 0 not in set(kept)  # 0.1 is 0.4 behind the best
+    assert sum(k >= 4 for k in kept) == FILTER_MOVES
+
+
+def test_ply_policy_chooses_one_legal_afterstate_per_game():
+    from engine.analysis import ply_policy
+    from engine.movegen import generate
+
+    boards = np.stack([starting_board()] * 3)
+    afterstates = generate(boards, np.array([[6, 5], [3, 1], [2, 2]]))
+    for plies in (0, 1):
+        choice = ply_policy(PipEvaluator(), plies)(afterstates)
+        assert ((choice >= afterstates.offsets[:-1]) & (choice < afterstates.offsets[1:])).all()
