@@ -99,11 +99,14 @@ def is_race(boards: np.ndarray) -> np.ndarray:
 
 
 def cube_efficiency(boards: np.ndarray) -> np.ndarray:
-    """Janowski's x for each position (player on roll), with gnubg's defaults: 0.68 in
-    contact; in a race 0.55 + 0.00125 * pip count of the player on roll, kept within 0.6..0.7."""
+    """Janowski's x for each position (player on roll), with gnubg's defaults: 0.68 in contact;
+    0.6 when both sides are bearing off; in other races 0.55 + 0.00125 * pip count of the
+    player on roll, kept within 0.6..0.7."""
     b = np.asarray(boards).reshape(-1, 26)
     pips = pip_counts(b)[:, 0].astype(np.float64)
-    return np.where(is_race(b), np.clip(0.55 + 0.00125 * pips, 0.6, 0.7), 0.68)
+    bearing_off = (mover_counts(b)[:, 6:].sum(1) == 0) & (opponent_counts(b)[:, 6:].sum(1) == 0)
+    race = np.where(bearing_off, 0.6, np.clip(0.55 + 0.00125 * pips, 0.6, 0.7))
+    return np.where(is_race(b), race, 0.68)
 
 
 def _average_win_loss(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -173,7 +176,7 @@ def cube_decision(probs: np.ndarray, cube: Cube, x: float) -> CubeDecision:
     no_double, double_take, double_pass = float(nd[0]), float(dt[0]), 1.0
     word = "redouble" if cube.owner == "me" else "double"
     take = double_take <= double_pass
-    response = "beaver" if cube.beaver and cube.owner == "centered" and double_take < 0 else "take" if take else "pass"
+    response = "beaver" if cube.beaver and double_take < 0 else "take" if take else "pass"
     if min(double_take, double_pass) > no_double:
         action, verdict = "double", f"{word.capitalize()}, {response}"
     elif no_double > double_pass:
@@ -236,8 +239,10 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     opponent_cube = Cube(cube.value, {"me": "opponent", "opponent": "me"}.get(cube.owner, "centered"), cube.jacoby, cube.beaver)
     x = cube_efficiency(flip(afterstates.boards))
     cubeful = -cubeful_equity(swap_sides(probs), opponent_cube, x) / cube.value
-    finished = result_points(afterstates.boards, 15) > 0
-    cubeful = np.where(finished, equity, cubeful)
+    won = result_points(afterstates.boards, 15)
+    if cube.jacoby and cube.owner == "centered":
+        won = np.minimum(won, 1)  # gammons count single on a centered cube
+    cubeful = np.where(won > 0, won, cubeful)
     order = np.lexsort((-equity, -depth, -cubeful))  # best cubeful first
     return [
         RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]), int(depth[k]))

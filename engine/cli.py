@@ -435,7 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, run, text in (
         ("eval", cmd_eval, "evaluate a position (cubeless probabilities, cubeless and cubeful equity) at 0..N ply"),
         ("hint", cmd_hint, "rank the legal moves of a roll by equity"),
-        ("cube", cmd_cube, "the money cube action for the player on roll"),
+        ("cube", cmd_cube, "the cube action for the player on roll (money, or match play with the MET)"),
     ):
         command = sub.add_parser(name, help=text)
         command.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
@@ -451,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
             command.add_argument("--out", help="where --batch writes its JSON Lines results")
         command.set_defaults(run=run)
 
-    roll = sub.add_parser("rollout", help="cubeless rollout of a position, the net playing both sides")
+    roll = sub.add_parser("rollout", help="roll a position out (cubeless, or --cubeful), the net playing both sides")
     roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
     roll.add_argument("--games", type=int, default=1296, help="games (a multiple of 36; default 1296)")
     roll.add_argument("--truncate", type=int, default=None, help="stop after N turns and score with the net")

@@ -42,6 +42,13 @@ class Rules:
     automatic_doubles: int = 0  # money only: how many per game (0 = off)
     variant: str = "standard"
 
+    def __post_init__(self):
+        from .match import MAX_AWAY
+
+        if not 0 <= self.match_length <= MAX_AWAY:
+            raise ValueError(f"match length must be 1..{MAX_AWAY} (the match equity table's size), or 0 for money; "
+                             f"got {self.match_length}")
+
 
 @dataclass
 class CubeContext:
@@ -107,8 +114,9 @@ def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_tur
     cube = np.ones(n, dtype=np.int64)
     owner = np.full(n, -1, dtype=np.int64)  # -1 centered, else the owning player
     turned = np.zeros(n, dtype=bool)
-    first_move = np.ones(n, dtype=bool)
+    first_move = np.ones(n, dtype=bool)  # no cube before a game's first move
     dice, opening_cube = _opening(rng, n, rules.automatic_doubles if money else 0)
+    preset = np.ones(n, dtype=bool)  # ``dice`` already holds this turn's roll (an opening, or first_dice)
     cube[:] = opening_cube
     player = (dice[:, 1] > dice[:, 0]).astype(np.int64)  # player 0 holds die 0
     if position is not None:
@@ -116,9 +124,13 @@ def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_tur
             raise ValueError("games from a given position are money games")
         board, cube[:], owner[:] = position
         boards[:] = validate(board, checkers)
-        player[:], first_move[:], turned[:] = 0, False, cube > 1
-        dice = rng.integers(1, 7, size=(n, 2)) if first_dice is None else np.asarray(first_dice)
+        player[:], first_move[:], turned[:] = 0, False, owner >= 0
+        if first_dice is None:
+            preset[:] = False
+        else:
+            dice = np.asarray(first_dice).copy()
     counts = {"turns": 0, "passes": 0}
+    openings = dice  # next games' opening rolls in a match, drawn for every slot each pass
 
     def end_game(slots: np.ndarray, winner: np.ndarray, won: np.ndarray) -> None:
         """Score finished games; start the next game of unfinished matches."""
@@ -140,14 +152,18 @@ def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_tur
         crawford_done[going] |= reaches
         boards[going] = start
         cube[going], owner[going], turned[going], first_move[going] = 1, -1, False, True
-        opening, _ = _opening(rng, len(going), 0)
-        dice[going] = opening
-        player[going] = (opening[:, 1] > opening[:, 0]).astype(np.int64)
+        dice[going], preset[going] = openings[going], True
+        player[going] = (openings[going, 1] > openings[going, 0]).astype(np.int64)
 
     for _ in range(max_turns):
         if not active.any():
             break
         for side in (0, 1):
+            # Every pass draws the same amount of randomness for every slot, whatever the games
+            # do, so the two seatings of a duplicate pair see the same dice in each slot.
+            fresh = rng.integers(1, 7, size=(n, 2))
+            if not money:
+                openings, _ = _opening(rng, n, 0)
             mine = np.flatnonzero(active & (player == side))
             if len(mine) == 0:
                 continue
@@ -158,26 +174,17 @@ def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_tur
                 context = _context(asking, side, cube, owner, scores, crawford_done, length, rules)
                 doubling = asking[np.asarray(players[side].doubles(boards[asking], context), dtype=bool)]
                 if len(doubling):
-                    counts["turns"] += len(doubling)
-                    context = _context(doubling, side, cube, owner, scores, crawford_done, length, rules)
-                    answer = np.asarray(players[1 - side].answers(boards[doubling], context))
-                    if not rules.beavers or not money:
-                        answer = np.minimum(answer, TAKE)
-                    dropped = doubling[answer == PASS]
-                    counts["passes"] += len(dropped)
-                    if len(dropped):
-                        end_game(dropped, np.full(len(dropped), side), cube[dropped].copy())
-                    taken = doubling[answer != PASS]
-                    # A beaver redoubles at once; the doubler takes it (it just judged the game a double).
-                    cube[taken] *= np.where(answer[answer != PASS] == BEAVER, 4, 2)
-                    if (cube[taken] > MAX_CUBE).any():
-                        raise OverflowError(f"a cube went past {MAX_CUBE}: redoubles have no limit, int64 has one")
-                    owner[taken] = 1 - side
-                    turned[taken] = True
+                    result = _double(players, side, doubling, boards, cube, owner, turned, scores, crawford_done,
+                                         length, rules, money, counts)
+                    if len(result.passed):
+                        end_game(result.passed, np.full(len(result.passed), side), result.paid)
+                    if len(result.beaver_passed):
+                        end_game(result.beaver_passed, np.full(len(result.beaver_passed), 1 - side), result.beaver_paid)
                     mine = mine[active[mine] & (player[mine] == side)]
             if len(mine) == 0:
                 continue
-            afterstates = generate(boards[mine], dice[mine], check=False)
+            roll = np.where(preset[mine, None], dice[mine], fresh[mine])
+            afterstates = generate(boards[mine], roll, check=False)
             choice = np.asarray(players[side].policy(afterstates), dtype=np.int64)
             _check_choice(choice, afterstates)
             after = afterstates.boards[choice]
@@ -185,20 +192,56 @@ def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_tur
             if money and rules.jacoby:
                 won = np.where(turned[mine], won, np.minimum(won, 1))
             boards[mine] = flip(after)
-            first_move[mine] = False
+            first_move[mine] = preset[mine] = False
             finished = won > 0
             player[mine] = 1 - side
             if finished.any():
                 slots = mine[finished]
                 end_game(slots, np.full(len(slots), side), won[finished] * cube[slots])
-        fresh = rng.integers(1, 7, size=(n, 2))
-        dice = np.where(first_move[:, None], dice, fresh)  # a new game keeps its opening roll
     else:
         raise RuntimeError(f"{int(active.sum())} slots still playing after {max_turns} turns")
     if money:
         return CubefulResults(points, games, counts["turns"], counts["passes"])
     winner = (scores[:, 1] > scores[:, 0]).astype(np.int64)
     return CubefulResults(scores[:, 0] - scores[:, 1], games, counts["turns"], counts["passes"], scores, winner)
+
+
+@dataclass
+class _Doubled:
+    passed: np.ndarray  # slots whose double was passed (the doubler wins ``paid``)
+    paid: np.ndarray
+    beaver_passed: np.ndarray  # slots where the doubler passed a beaver (the beaverer wins ``beaver_paid``)
+    beaver_paid: np.ndarray
+
+
+def _double(players, side, doubling, boards, cube, owner, turned, scores, crawford_done, length, rules, money, counts):
+    """The opponent's answer to ``side``'s doubles in ``doubling``; updates the cube of the games that go on."""
+    counts["turns"] += len(doubling)
+    context = _context(doubling, side, cube, owner, scores, crawford_done, length, rules)
+    answer = np.asarray(players[1 - side].answers(boards[doubling], context))
+    if not (rules.beavers and money):
+        answer = np.minimum(answer, TAKE)
+    passed = doubling[answer == PASS]
+    counts["passes"] += len(passed)
+    paid = cube[passed].copy()  # a pass pays the value before the offer
+    taken = doubling[answer != PASS]
+    beavered = doubling[answer == BEAVER]
+    cube[taken] *= 2
+    owner[taken] = 1 - side
+    turned[taken] = True
+    beaver_passed = np.zeros(0, dtype=np.int64)
+    beaver_paid = np.zeros(0, dtype=np.int64)
+    if len(beavered):
+        # The beaver redoubles at once and keeps the cube; the doubler takes or passes it.
+        context = _context(beavered, side, cube, owner, scores, crawford_done, length, rules)
+        accepts = getattr(players[side], "accepts_beaver", None)
+        keep = np.ones(len(beavered), dtype=bool) if accepts is None else np.asarray(accepts(boards[beavered], context), bool)
+        beaver_passed, beaver_paid = beavered[~keep], cube[beavered[~keep]].copy()
+        cube[beavered[keep]] *= 2
+        counts["passes"] += int((~keep).sum())
+    if (cube[taken] > MAX_CUBE).any():
+        raise OverflowError(f"a cube went past {MAX_CUBE}: redoubles have no limit, int64 has one")
+    return _Doubled(passed, paid, beaver_passed, beaver_paid)
 
 
 def _context(slots, side, cube, owner, scores, crawford_done, length, rules) -> CubeContext:
@@ -256,6 +299,13 @@ class EvaluatorPlayer:
             return np.zeros(len(boards), dtype=bool)
         return self._decisions(boards, context)[0]
 
+    def accepts_beaver(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+        """The doubler (on roll) facing a beaver: play on for twice ``context.cube``, or pay ``context.cube``."""
+        if not self.has_probabilities:
+            return np.ones(len(boards), dtype=bool)
+        _, double_take = self._decisions(boards, context)
+        return double_take >= -1.0
+
     def answers(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
         if not self.has_probabilities:
             return np.full(len(boards), TAKE)
@@ -290,7 +340,7 @@ def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = R
             progress(2 * size)
     pairs = np.concatenate(a_results)
     mean = float(pairs.mean())
-    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(len(pairs))
+    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(len(pairs)) if len(pairs) > 1 else float("inf")
     key = "match_win_rate" if rules.match_length else "ppg"
     return {key: mean, "ci95": [mean - half_width, mean + half_width], "n": n, "games": games,
             "doubles": turns, "passes": passes, "match_length": rules.match_length}

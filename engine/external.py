@@ -96,28 +96,45 @@ class Bot:
         self.lock = threading.Lock()  # evaluators are not assumed thread-safe
 
     def reply(self, line: str) -> str:
-        """One reply line (without newline) for one board line; never raises."""
+        """One reply line (without newline) for one board line; never raises.
+
+        A line that cannot be read gets an empty reply. If reading worked but the
+        analysis failed, the reply is still a valid answer of the kind asked for
+        (``roll``, ``take`` or the first legal move), never a word gnubg would misread.
+        """
         try:
             fibs = parse_fibs_board(line)
+        except Exception as exc:
+            log.warning("cannot read %r: %s", line[:120], exc)
+            return ""
+        try:
             with self.lock:
                 return self._decide(fibs)
-        except Exception as exc:  # a bad board must not kill the connection
-            log.warning("cannot answer %r: %s", line[:120], exc)
-            return ""
+        except Exception as exc:  # a bad position or a failing evaluator must not cost the game
+            log.warning("cannot analyse %r: %s", line[:120], exc)
+            if fibs.doubled:
+                return "take"
+            if fibs.dice == (0, 0):
+                return "roll"
+            from .notation import legal_plays
+
+            return legal_plays(fibs.board, fibs.dice)[0].notation
 
     def _decide(self, fibs: FibsBoard) -> str:
-        from .analysis import rank_moves
+        from .analysis import Cube, rank_moves
+        from .notation import format_move
 
-        if fibs.doubled:
-            return "take" if self._cube(flip(fibs.board), fibs, owner="centered" if fibs.cube == 1 else "me").response != "pass" else "drop"
+        # The may-double flags tell who holds the cube (before any pending double).
+        owner = "centered" if fibs.bot_may_double and fibs.opponent_may_double else "me" if fibs.bot_may_double else "opponent"
+        if fibs.doubled:  # the opponent doubled: it is on roll, and owned the cube unless it was centered
+            doubler_owner = "centered" if owner == "centered" else "me"
+            return "take" if self._cube(flip(fibs.board), fibs, doubler_owner).response != "pass" else "drop"
         if fibs.dice == (0, 0):
             if not fibs.bot_may_double or fibs.crawford:
                 return "roll"
-            owner = "me" if not fibs.opponent_may_double else "centered"
             return "double" if self._cube(fibs.board, fibs, owner).action == "double" else "roll"
-        from .notation import format_move
-
-        best = rank_moves(self.evaluator, fibs.board, fibs.dice, plies=self.plies)[0]
+        cube = Cube(max(fibs.cube, 1), owner)
+        best = rank_moves(self.evaluator, fibs.board, fibs.dice, plies=self.plies, cube=cube)[0]
         return format_move(fibs.board, best.steps)
 
     def _cube(self, board_on_roll: np.ndarray, fibs: FibsBoard, owner: str):

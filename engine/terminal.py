@@ -16,12 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .analysis import cube_efficiency, position_probs, rank_moves
+from .analysis import Cube, cube_efficiency, position_probs, rank_moves
 from .board import flip, pip_counts, render, starting_board
 from .cubeful import CubeContext, EvaluatorPlayer, _opening
 from .evaluator import cubeless_equity
 from .game import result_points
-from .match import cube_action
+from .match import MAX_AWAY, cube_action
 from .notation import MoveError, find_play, format_move, legal_plays
 
 RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
@@ -44,6 +44,8 @@ class TerminalGame:
         if not hasattr(evaluator, "probabilities"):
             raise ValueError(f"the bot needs probability estimates (a network or gnubg); "
                              f"{getattr(evaluator, 'name', evaluator)!r} only scores moves")
+        if not 0 <= length <= MAX_AWAY:
+            raise ValueError(f"match length must be 1..{MAX_AWAY}, or 0 for money games; got {length}")
         self.evaluator = evaluator
         self.bot = EvaluatorPlayer(evaluator)
         self.rng = np.random.default_rng(seed)
@@ -181,7 +183,8 @@ class TerminalGame:
     def move_turn(self, turn: int, board: np.ndarray, dice) -> np.ndarray:
         """One move; returns the afterstate from the mover's side."""
         if turn == BOT:
-            best = rank_moves(self.evaluator, board, dice, plies=0)[0]
+            owner = "centered" if self.owner < 0 else "me" if self.owner == BOT else "opponent"
+            best = rank_moves(self.evaluator, board, dice, plies=0, cube=Cube(self.cube, owner))[0]
             self.log(f"The bot rolls {dice[0]}-{dice[1]} and plays {format_move(board, best.steps) or '(no legal move)'}.")
             return best.board
         plays = legal_plays(board, dice)
@@ -194,7 +197,8 @@ class TerminalGame:
             command = self.ask("move> ")
             lowered = command.lower()
             if lowered == "hint":
-                for i, m in enumerate(rank_moves(self.evaluator, board, dice, plies=0)[:5], 1):
+                owner = "centered" if self.owner < 0 else "me" if self.owner == YOU else "opponent"
+                for i, m in enumerate(rank_moves(self.evaluator, board, dice, plies=0, cube=Cube(self.cube, owner))[:5], 1):
                     self.write(f"  {i}. {format_move(board, m.steps):<24} equity {m.cubeful:+.3f}")
             elif lowered == "board":
                 self.show(board)

@@ -50,6 +50,26 @@ def test_a_beaver_turns_the_cube_twice_and_the_beaverer_keeps_it():
     assert all(cube == 1 and not owned for cube, owned, _ in doubler.asked)  # never asked again after it
     no_beavers = play_cubeful((Scripted(True, TAKE), Scripted(False, BEAVER, 1)), 100, seed=3)
     assert set(np.abs(no_beavers.points)) <= {2, 4, 6}  # without the rule a beaver is a plain take
+    shy = Scripted(True, TAKE)
+    shy.accepts_beaver = lambda boards, context: np.zeros(len(boards), dtype=bool)
+    passed = play_cubeful((shy, Scripted(False, BEAVER, 1)), 100, seed=3, rules=Rules(beavers=True))
+    assert set(passed.points) <= {2, -2} and passed.passes == 100  # a passed beaver pays the doubled cube
+
+
+def test_each_turn_rolls_its_own_dice(monkeypatch):
+    import engine.cubeful as cubeful
+
+    rolls = []
+    real = cubeful.generate
+
+    def spy(boards, dice, **kwargs):
+        rolls.extend(map(tuple, np.asarray(dice).tolist()))
+        return real(boards, dice, **kwargs)
+
+    monkeypatch.setattr(cubeful, "generate", spy)
+    play_cubeful((Scripted(False, TAKE), Scripted(False, TAKE, 1)), 1, seed=9)
+    repeats = sum(a == b for a, b in zip(rolls, rolls[1:]))
+    assert len(rolls) > 20 and repeats < len(rolls) / 6  # about 1 in 18 by chance, never every other roll
 
 
 def test_jacoby_counts_gammons_single_while_the_cube_is_centered():
