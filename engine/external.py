@@ -126,6 +126,10 @@ class Bot:
 
         # The may-double flags tell who holds the cube (before any pending double).
         owner = "centered" if fibs.bot_may_double and fibs.opponent_may_double else "me" if fibs.bot_may_double else "opponent"
+        if fibs.doubled and fibs.bot_on_turn:
+            # Our own double was beavered (the bot is still on roll): keep playing for twice the
+            # stake unless that is worse than paying the doubled cube now.
+            return "take" if self._cube(fibs.board, fibs, owner).double_take >= -1.0 else "drop"
         if fibs.doubled:  # the opponent doubled: it is on roll, and owned the cube unless it was centered
             doubler_owner = "centered" if owner == "centered" else "me"
             return "take" if self._cube(flip(fibs.board), fibs, doubler_owner).response != "pass" else "drop"
