@@ -321,8 +321,8 @@ def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = R
     Each dice stream is played twice with the seats swapped; the 95% CI is over those
     pairs. Games run in chunks of ``chunk`` slots; ``progress(k)`` hears of each k done.
     """
-    if n < 2 or n % 2:
-        raise ValueError(f"duplicate play comes in pairs: n must be even and >= 2; got {n}")
+    if n < 4 or n % 2:
+        raise ValueError(f"duplicate play comes in pairs: n must be even and >= 4; got {n}")
     half = n // 2
     a_results, turns, passes, games = [], 0, 0, 0
     for first in range(0, half, chunk):
@@ -340,7 +340,7 @@ def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = R
             progress(2 * size)
     pairs = np.concatenate(a_results)
     mean = float(pairs.mean())
-    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(len(pairs)) if len(pairs) > 1 else float("inf")
+    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(len(pairs))
     key = "match_win_rate" if rules.match_length else "ppg"
     return {key: mean, "ci95": [mean - half_width, mean + half_width], "n": n, "games": games,
             "doubles": turns, "passes": passes, "match_length": rules.match_length}

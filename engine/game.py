@@ -200,15 +200,15 @@ def duplicate_duel(policy_a: Policy, policy_b: Policy, n_games: int, seed: int =
     The confidence interval treats each pair of games as one sample (their mean), which
     is what makes duplicate dice cut the variance: luck largely cancels inside a pair.
     """
-    if n_games < 2 or n_games % 2:
-        raise ValueError(f"duplicate games come in pairs: n_games must be even and >= 2; got {n_games}")
+    if n_games < 4 or n_games % 2:
+        raise ValueError(f"duplicate games come in pairs: n_games must be even and >= 4; got {n_games}")
     half = n_games // 2
     a_first = play_games((policy_a, policy_b), half, seed=seed, variant=variant).points
     a_second = -play_games((policy_b, policy_a), half, seed=seed, variant=variant).points
     points = np.concatenate([a_first, a_second]).astype(np.float64)
     pairs = (a_first + a_second) / 2.0
     ppg = float(pairs.mean())
-    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(half) if half > 1 else float("inf")
+    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(half)
     return DuelStats(
         games=n_games,
         ppg=ppg,

@@ -57,6 +57,31 @@ def test_a_truncated_checkpoint_is_reported_not_loaded(tmp_path):
         train(tiny(), tmp_path / "empty", resume=True, progress=False)
 
 
+def test_a_fresh_run_will_not_overwrite_a_run_in_progress(tmp_path):
+    train(tiny(games=30), tmp_path / "run", progress=False)
+    with pytest.raises(WeightsError, match="already holds a training run"):
+        train(tiny(), tmp_path / "run", progress=False)
+
+
+def test_every_game_opens_with_two_different_dice(monkeypatch):
+    import training.train as train_module
+    from engine.board import starting_board
+
+    rolls = []
+    real = train_module.generate
+
+    def spy(boards, dice, **kwargs):
+        opening = (boards == starting_board()).all(axis=1)
+        rolls.extend(map(tuple, dice[opening].tolist()))
+        return real(boards, dice, **kwargs)
+
+    monkeypatch.setattr(train_module, "generate", spy)
+    trainer = train_module.Trainer(tiny(parallel=64))
+    for _ in range(40):
+        trainer.ply()
+    assert len(rolls) >= 64 and all(a != b for a, b in rolls)
+
+
 def test_a_short_training_run_beats_random(tmp_path):
     weights = train(tiny(games=3000, parallel=128, hidden=32, checkpoint_every=3000, eval_games=20), tmp_path / "run",
                     progress=False)

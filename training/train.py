@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from engine.board import flip, starting_board
 from engine.evaluator import evaluator_policy
-from engine.game import best_in_groups, duplicate_duel, result_points
+from engine.game import best_in_groups, duplicate_duel, opening_rolls, result_points
 from engine.movegen import generate
 from models.network import POINTS, SWAP_SIDES, NetEvaluator, TDNet, WeightsError, atomic_torch_save, load_payload, save_weights
 
@@ -71,6 +71,9 @@ class Trainer:
     def ply(self) -> tuple[int, float]:
         """Advance every game one move and take one TD step; returns (games finished, loss)."""
         dice = self.rng.integers(1, 7, size=(len(self.boards), 2))
+        opening = (self.boards == starting_board()).all(axis=1)
+        if opening.any():  # a game's first move uses the opening roll: never a double (RULES.md)
+            dice[opening] = opening_rolls(self.rng, int(opening.sum()))
         afterstates = generate(self.boards, dice, check=False)
         results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
         choice = best_in_groups(results @ POINTS.numpy(), afterstates.offsets)
@@ -140,9 +143,12 @@ class Trainer:
             state = torch.load(path, map_location="cpu", weights_only=True)
         except FileNotFoundError:
             raise WeightsError(f"no checkpoint at {str(path)!r} to resume from") from None
-        except Exception as exc:
-            raise WeightsError(f"checkpoint {str(path)!r} is unreadable ({type(exc).__name__}); "
-                               "it may be truncated: delete it to start over") from None
+        except OSError as exc:  # permissions, a vanished disk: not the file's fault
+            raise WeightsError(f"cannot read checkpoint {str(path)!r}: {exc}") from None
+        except Exception as exc:  # a damaged archive or pickle
+            detail = (str(exc).splitlines() or [""])[0]
+            raise WeightsError(f"checkpoint {str(path)!r} is unreadable ({type(exc).__name__}: {detail}); "
+                               "it may be truncated") from None
         if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
             raise WeightsError(f"{str(path)!r} is not a gammon training checkpoint")
         config = Config(**state["config"])
@@ -169,7 +175,13 @@ def truncate_log(path: Path, games: int) -> None:
     """Drop log lines written after the checkpoint we resume from (they will be redone)."""
     if not path.exists():
         return
-    kept = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line)["games"] <= games]
+    kept = []
+    for line in path.read_text().splitlines():
+        try:
+            if json.loads(line)["games"] <= games:
+                kept.append(line)
+        except (ValueError, KeyError, TypeError):  # a line cut short by a crash: it will be redone
+            continue
     tmp = path.with_suffix(".tmp")
     tmp.write_text("".join(line + "\n" for line in kept))
     os.replace(tmp, path)
@@ -187,6 +199,9 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
         trainer = Trainer.resume(checkpoint, games=games_override)
         truncate_log(log, trainer.games_done)
     else:
+        if checkpoint.exists():
+            raise WeightsError(f"{str(out)!r} already holds a training run: continue it with --resume, "
+                               "or choose another --out")
         trainer = Trainer(config)
         log.unlink(missing_ok=True)
     config = trainer.config
@@ -215,6 +230,7 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
             losses.clear()
             trainer.checkpoint(checkpoint)
             next_checkpoint += config.checkpoint_every
+            started = time.perf_counter() - trainer.elapsed  # nor is writing checkpoints
         bar.set_postfix_str(f"vs pubeval {last_eval}", refresh=False)
     bar.close()
     weights = out / "model.pt"
@@ -243,8 +259,8 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     chosen = {k: getattr(args, k) for k in asdict(Config()) if getattr(args, k) is not None}
     config = Config(**chosen)
-    if config.eval_games % 2 or config.eval_games < 2:
-        raise ValueError("--eval-games must be even (duplicate dice play games in pairs)")
+    if config.eval_games % 2 or config.eval_games < 4:
+        raise ValueError("--eval-games must be even and at least 4 (duplicate dice play games in pairs)")
     weights = train(config, args.out, resume=args.resume, progress=not args.no_progress, games_override=args.games)
     print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
     return 0
