@@ -281,9 +281,12 @@ def cmd_match(args) -> int:
 
     rules = Rules(match_length=args.length, jacoby=args.jacoby, beavers=args.beavers,
                   automatic_doubles=args.automatic_doubles, variant=args.variant)
-    a = EvaluatorPlayer(load_player(args.a, seed=args.seed + 1), cube_plies=args.cube_ply, move_plies=args.ply)
-    b = EvaluatorPlayer(load_player(args.b, seed=args.seed + 2), cube_plies=args.cube_ply,
-                        move_plies=args.ply if args.b_ply is None else args.b_ply)
+    evaluators = [load_player(args.a, seed=args.seed + 1), load_player(args.b, seed=args.seed + 2)]
+    for evaluator in evaluators:
+        if hasattr(evaluator, "checkers"):  # nets score finished games by the variant's checker count
+            evaluator.checkers = variant_checkers(args.variant)
+    a = EvaluatorPlayer(evaluators[0], cube_plies=args.cube_ply, move_plies=args.ply)
+    b = EvaluatorPlayer(evaluators[1], cube_plies=args.cube_ply, move_plies=args.ply if args.b_ply is None else args.b_ply)
     n = args.matches if args.length else args.games
     with tqdm(total=n, unit="match" if args.length else "game", disable=args.json or not sys.stderr.isatty()) as bar:
         if args.length or not args.cubeless:

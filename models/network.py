@@ -72,10 +72,11 @@ def results_to_gnubg(results: torch.Tensor) -> torch.Tensor:
 class NetEvaluator:
     """A TDNet as an engine evaluator (numpy in, numpy out, no gradients)."""
 
-    def __init__(self, net: TDNet, name: str = "net", meta: dict | None = None):
+    def __init__(self, net: TDNet, name: str = "net", meta: dict | None = None, checkers: int = 15):
         self.net = net.eval()
         self.name = name
         self.meta = meta or {}
+        self.checkers = checkers  # checkers a side: scores finished games (3 in hypergammon)
 
     @torch.no_grad()
     def results(self, boards: np.ndarray) -> np.ndarray:
@@ -87,11 +88,11 @@ class NetEvaluator:
         return results_to_gnubg(torch.from_numpy(self.results(boards))).numpy().astype(np.float64)
 
     def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
-        return afterstate_equity(self, boards)
+        return afterstate_equity(self, boards, self.checkers)
 
     def equity_on_roll(self, boards: np.ndarray) -> np.ndarray:
         """Cubeless equity for the player on roll (convenience for analysis)."""
-        return -afterstate_equity(self, flip(np.asarray(boards)))
+        return -afterstate_equity(self, flip(np.asarray(boards)), self.checkers)
 
 
 def save_weights(path: str | Path, net: TDNet, **meta) -> None:
