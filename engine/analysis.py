@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import flip, mover_counts, opponent_counts, pip_counts
+from .board import flip, is_race, mover_counts, opponent_counts, pip_counts
 from .evaluator import ProbabilityEvaluator, cubeless_equity
 from .game import best_in_groups, result_points
 from .movegen import generate
@@ -87,15 +87,6 @@ class Cube:
             raise ValueError(f"cube owner is 'centered', 'me' or 'opponent'; got {self.owner!r}")
         if self.value < 1 or self.value & (self.value - 1):
             raise ValueError(f"the cube value is a power of two; got {self.value}")
-
-
-def is_race(boards: np.ndarray) -> np.ndarray:
-    """Whether each position is a pure race: every checker has passed every opposing one."""
-    b = np.asarray(boards).reshape(-1, 26)
-    mine, theirs = mover_counts(b), opponent_counts(b)
-    my_back = np.where(mine.sum(1) > 0, 25 - np.argmax(mine[:, ::-1] > 0, axis=1), 0)
-    their_back = np.where(theirs.sum(1) > 0, 25 - np.argmax(theirs[:, ::-1] > 0, axis=1), 0)
-    return my_back + their_back <= 25
 
 
 def cube_efficiency(boards: np.ndarray) -> np.ndarray:

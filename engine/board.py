@@ -97,6 +97,27 @@ def pip_counts(boards: np.ndarray) -> np.ndarray:
     )
 
 
+def back_checkers(boards: np.ndarray) -> np.ndarray:
+    """Each side's rearmost occupied point in its own numbering (bar = 25, 0 = none left): (..., 2)."""
+    spots = np.arange(1, 26)
+    return np.stack(
+        [
+            np.max(np.where(mover_counts(boards) > 0, spots, 0), axis=-1),
+            np.max(np.where(opponent_counts(boards) > 0, spots, 0), axis=-1),
+        ],
+        axis=-1,
+    )
+
+
+def is_race(boards: np.ndarray) -> np.ndarray:
+    """Whether no contact is left: every checker has passed every opposing one.
+
+    The opponent's own point q is the mover's point 25 - q, so the sides still meet while
+    the two back checkers add up to more than 25 (gnubg's ClassifyPosition test).
+    """
+    return back_checkers(boards).sum(axis=-1) <= 25
+
+
 def flip(boards: np.ndarray) -> np.ndarray:
     """The same position seen from the other side (the opponent becomes the mover)."""
     b = np.asarray(boards)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import MAX_CHECKERS, mover_counts, opponent_counts, pip_counts
+from engine.board import MAX_CHECKERS, back_checkers, is_race, mover_counts, opponent_counts, pip_counts
 
 
 def _point_units(counts: np.ndarray) -> np.ndarray:
@@ -46,13 +46,9 @@ def tesauro198(boards: np.ndarray) -> np.ndarray:
 
 def _race_units(boards: np.ndarray) -> np.ndarray:
     b = np.asarray(boards)
-    mine, theirs = mover_counts(b), opponent_counts(b)
     pips = pip_counts(b).astype(np.float32)
-    my_back = 25 - np.argmax(mine[:, ::-1] > 0, axis=1)  # highest occupied own slot (bar = 25)
-    their_back = 25 - np.argmax(theirs[:, ::-1] > 0, axis=1)
-    my_back = np.where(mine.sum(1) > 0, my_back, 0)
-    their_back = np.where(theirs.sum(1) > 0, their_back, 0)
-    contact = (my_back + their_back) > 25  # some checkers still have to pass each other
+    my_back, their_back = back_checkers(b).T
+    contact = ~is_race(b)
     return np.stack(
         [pips[:, 0] / 100, pips[:, 1] / 100, (pips[:, 1] - pips[:, 0]) / 20, contact, my_back / 24, their_back / 24],
         axis=1,

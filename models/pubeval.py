@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import MAX_CHECKERS, mover_counts, opponent_counts
+from engine.board import MAX_CHECKERS, is_race, mover_counts
 
 # Tesauro's race weights, five per point (blocks for points 24..1), then bar and off.
 WR = np.array([
@@ -110,19 +110,6 @@ WC = np.array([
 N_INPUTS = 122
 # pubeval's score for a move that bears off the last checker: "best possible move".
 WIN_SCORE = 99999999.0
-
-
-def is_race(boards: np.ndarray) -> np.ndarray:
-    """(M,) True where no contact is left: the mover's rearmost checker has passed the opponent's.
-
-    The bar counts as point 25 for either side; the opponent's own point ``q`` is the
-    mover's point ``25 - q``, so contact remains while mover_back + opponent_back > 25
-    (gnubg's ``ClassifyPosition`` test). A side with no checkers left counts as a race.
-    """
-    spots = np.arange(1, 26)
-    mover_back = np.max(np.where(mover_counts(boards) > 0, spots, 0), axis=-1)
-    opp_back = np.max(np.where(opponent_counts(boards) > 0, spots, 0), axis=-1)
-    return mover_back + opp_back <= 25
 
 
 def pubeval_inputs(boards: np.ndarray) -> np.ndarray:
