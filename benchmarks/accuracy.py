@@ -1,6 +1,6 @@
 """Analysis accuracy against GNU Backgammon 2-ply on tests/data/dev_positions.jsonl.
 
-    python benchmarks/accuracy.py [--plies 0,1,2] [--model default] [--limit N] [--json]
+    python benchmarks/accuracy.py [--plies 0,1,2] [--model default] [--limit N] [--top 10] [--json]
 
 Move choice: for each position and roll, the equity GNU Backgammon's 2-ply gives our
 chosen move, subtracted from the equity of its own best move, in thousandths of a point
@@ -10,6 +10,10 @@ scored by running the Debian ``gnubg`` package's embedded Python (cubeful 2-ply,
 centered cube, Jacoby off, as the file was made), and the answers are cached in
 ``benchmarks/data/gnubg_2ply_equities.json`` so later runs need gnubg only for new moves.
 Moves that can be scored neither way are counted and reported, never guessed.
+
+The model answers as the analysis commands do (``load_analyst``: bear-offs from the exact
+databases). Positions are grouped by gnubg's class from the file; ``--top`` lists the
+largest errors.
 
 Cube decisions: our double/no-double and take/pass calls for the position before the
 roll, each scored with gnubg's own 2-ply cubeful equities (no double, double/take,
@@ -35,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.analysis import Cube, cube_decision, cube_efficiency, position_probs, rank_moves  # noqa: E402
 from engine.board import flip  # noqa: E402
 from engine.formats import board_from_position_id, position_id  # noqa: E402
-from models.players import load_player  # noqa: E402
+from engine.notation import format_move  # noqa: E402
+from models.players import load_analyst  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "dev_positions.jsonl"
@@ -88,15 +93,16 @@ def mean_ci(values) -> dict:
 
 
 def choose_moves(net, items, plies: int, progress: bool):
-    """Our chosen move's result ID for every item at ``plies``, and the seconds each hint took."""
-    chosen, seconds = [], []
+    """Our chosen move's result ID for every item at ``plies``, its notation, and the seconds each hint took."""
+    chosen, notations, seconds = [], [], []
     for item in tqdm(items, desc=f"moves {plies}-ply", disable=not progress, leave=False):
         board = board_from_position_id(item["position_id"])
         started = time.perf_counter()
         best = rank_moves(net, board, item["dice"], plies=plies)[0]
         seconds.append(time.perf_counter() - started)
         chosen.append(position_id(flip(best.board)))
-    return chosen, seconds
+        notations.append(format_move(board, best.steps))
+    return chosen, notations, seconds
 
 
 def cube_losses(net, items, plies: int, progress: bool) -> dict:
@@ -124,24 +130,25 @@ def main(argv=None) -> int:
     parser.add_argument("--plies", default="0,1,2", help="comma-separated plies to measure (default 0,1,2)")
     parser.add_argument("--model", default="default", help="weights file or player name (default: the shipped net)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
+    parser.add_argument("--top", type=int, default=10, help="list the N largest move errors per ply (default 10)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     progress = not args.no_progress
 
     items = [json.loads(line) for line in open(DATA)][: args.limit]
-    net = load_player(args.model)
+    net = load_analyst(args.model)
     cache = load_cache()
     report = {"positions": len(items), "model": args.model, "moves": {}, "cube": {}}
     for plies in [int(p) for p in args.plies.split(",")]:
-        chosen, seconds = choose_moves(net, items, plies, progress)
+        chosen, notations, seconds = choose_moves(net, items, plies, progress)
         listed = [{m["result_id"]: m["equity"] for m in item["moves_2ply"]} for item in items]
         missing = sorted({rid for rid, known in zip(chosen, listed) if rid not in known and rid not in cache})
         if missing:
             cache.update(gnubg_equities(missing))
             save_cache(cache)
-        losses, classes, unscored = [], {}, 0
-        for item, rid, known in zip(items, chosen, listed):
+        losses, classes, unscored, errors = [], {}, 0, []
+        for item, rid, known, move in zip(items, chosen, listed, notations):
             equity = known.get(rid, cache.get(rid))
             if equity is None:
                 unscored += 1
@@ -149,12 +156,15 @@ def main(argv=None) -> int:
             loss = 1000 * (item["moves_2ply"][0]["equity"] - equity)
             losses.append(loss)
             classes.setdefault(item["class"], []).append(loss)
+            errors.append({"gnubgid": item["gnubgid"], "dice": item["dice"], "class": item["class"], "ours": move,
+                           "gnubg": item["moves_2ply"][0]["move"], "loss": loss})
         same = sum(rid == item["moves_2ply"][0]["result_id"] for rid, item in zip(chosen, items))
         report["moves"][plies] = {
             **mean_ci(losses), "unscored": unscored, "same_as_gnubg": same / len(items),
             "by_class": {name: mean_ci(values) for name, values in sorted(classes.items())},
             "hint_seconds_median": float(np.median(seconds)),
             "hint_seconds_median_contact": float(np.median([s for s, i in zip(seconds, items) if i["class"] == "contact"] or [np.nan])),
+            "largest": sorted(errors, key=lambda e: -e["loss"])[: args.top],
         }
         report["cube"][plies] = cube_losses(net, items, plies, progress)
 
@@ -169,6 +179,9 @@ def main(argv=None) -> int:
               f"unscored {row['unscored']}; median hint {1000 * row['hint_seconds_median']:.0f} ms "
               f"(contact {1000 * row['hint_seconds_median_contact']:.0f} ms)")
         print(f"   by class: {classes}")
+        for e in row["largest"]:
+            print(f"   {e['loss']:6.0f} mp  {e['gnubgid']}  {e['dice'][0]}-{e['dice'][1]}  {e['class']:8}  "
+                  f"ours {e['ours']:24} gnubg {e['gnubg']}")
     for plies, row in report["cube"].items():
         d, t = row["double"], row["take"]
         print(f"cube {plies}-ply: double/no-double {d['mean']:.2f} mp/decision ({d['wrong']} wrong of {d['n']}), "

@@ -218,7 +218,12 @@ class RankedMove:
 
 
 def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0, cube: Cube = Cube()) -> list[RankedMove]:
-    """Every legal play of ``dice``, best first; moves past gnubg's filter keep their 0-ply figures."""
+    """Every legal play of ``dice``, best first.
+
+    As gnubg's move filter does, the choice is made among the moves searched deepest:
+    they come first, by cubeful equity, and the moves the filter left at 0-ply follow
+    them (by their 0-ply figures), never ranked above a searched move.
+    """
     afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None])
     probs = afterstate_probs(evaluator, afterstates.boards, 0)
     depth = np.zeros(len(probs), dtype=int)
@@ -234,7 +239,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     if cube.jacoby and cube.owner == "centered":
         won = np.minimum(won, 1)  # gammons count single on a centered cube
     cubeful = np.where(won > 0, won, cubeful)
-    order = np.lexsort((-equity, -depth, -cubeful))  # best cubeful first
+    order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
     return [
         RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]), int(depth[k]))
         for k in order

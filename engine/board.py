@@ -118,6 +118,38 @@ def is_race(boards: np.ndarray) -> np.ndarray:
     return back_checkers(boards).sum(axis=-1) <= 25
 
 
+# Position classes, as GNU Backgammon names them; each may have a network of its own.
+CONTACT, CRASHED, RACE = 0, 1, 2
+CLASS_NAMES = ("contact", "crashed", "race")
+
+
+def _crashed(counts: np.ndarray) -> np.ndarray:
+    """Whether a side, given its (..., 25) own-numbered counts, has crashed its board.
+
+    gnubg's test: at most six checkers still in play once the dead ones are set aside.
+    Dead are all checkers on the 1-point when it holds two or more (then also all but one
+    on the 2-point when that holds two or more), else all but one on the 2-point.
+    """
+    total = counts.sum(-1)
+    ace, deuce = counts[..., 0], counts[..., 1]
+    piled_ace = ace > 1
+    in_play = np.where(piled_ace, total - ace, total - np.maximum(deuce - 1, 0))
+    both = piled_ace & (deuce > 1) & (total - ace - deuce + 1 <= 6)
+    return (total <= 6) | (in_play <= 6) | both
+
+
+def position_class(boards: np.ndarray) -> np.ndarray:
+    """CONTACT, CRASHED or RACE for each board (one place for the whole code base).
+
+    A race once the sides have passed each other (:func:`is_race`); crashed when the
+    sides still meet and either side has crashed its board (:func:`_crashed`); contact
+    otherwise. Bear-offs are races here: the exact databases take them before any net.
+    """
+    b = np.asarray(boards)
+    crashed = _crashed(mover_counts(b)) | _crashed(opponent_counts(b))
+    return np.where(is_race(b), RACE, np.where(crashed, CRASHED, CONTACT))
+
+
 def flip(boards: np.ndarray) -> np.ndarray:
     """The same position seen from the other side (the opponent becomes the mover)."""
     b = np.asarray(boards)

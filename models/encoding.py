@@ -11,13 +11,26 @@ then per side checkers on the bar / 2 and borne off / 15; then two side-to-move 
 ``tesauro198+race``: the above plus six hand-crafted units that gnubg-style nets use
 to separate race from contact and to read the race: pip counts / 100 for both sides,
 their difference / 20, a contact flag, and each side's back checker position / 24.
+
+``contact-v1``: ``tesauro198+race`` followed by the 14 contact features of
+:mod:`models.features` for the player on roll, then the same 14 for the opponent
+(hit chances, escapes, containment, primes, anchors, mobility, timing, pips to break
+contact, bar entry, home points, back checkers): 232 inputs.
+
+``race-v1``: ``tesauro198+race`` followed by the race features of :mod:`models.features`
+(crossovers, checkers on the low points, gaps in the home board) for each side: 210 inputs.
+
+Both start with the ``tesauro198+race`` columns (``extends``), so a net trained on that
+encoding can seed one of them: its weights carry over and the new inputs start at zero.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.board import MAX_CHECKERS, back_checkers, is_race, mover_counts, opponent_counts, pip_counts
+from engine.board import MAX_CHECKERS, back_checkers, flip, is_race, mover_counts, opponent_counts, pip_counts
+
+from .features import contact_features, race_features
 
 
 def _point_units(counts: np.ndarray) -> np.ndarray:
@@ -59,7 +72,34 @@ def tesauro198_race(boards: np.ndarray) -> np.ndarray:
     return np.concatenate([tesauro198(boards), _race_units(boards)], axis=1)
 
 
-ENCODINGS = {"tesauro198": (tesauro198, 198), "tesauro198+race": (tesauro198_race, 204)}
+def _both_sides(features, boards: np.ndarray) -> np.ndarray:
+    b = np.asarray(boards)
+    return np.concatenate([features(b), features(flip(b))], axis=1)
+
+
+def contact_v1(boards: np.ndarray) -> np.ndarray:
+    return np.concatenate([tesauro198_race(boards), _both_sides(contact_features, boards)], axis=1)
+
+
+def race_v1(boards: np.ndarray) -> np.ndarray:
+    return np.concatenate([tesauro198_race(boards), _both_sides(race_features, boards)], axis=1)
+
+
+ENCODINGS = {
+    "tesauro198": (tesauro198, 198),
+    "tesauro198+race": (tesauro198_race, 204),
+    "contact-v1": (contact_v1, 232),
+    "race-v1": (race_v1, 210),
+}
+# Encodings whose first columns are another encoding's, in the same order.
+EXTENDS = {"tesauro198+race": "tesauro198", "contact-v1": "tesauro198+race", "race-v1": "tesauro198+race"}
+
+
+def extends(encoding: str, base: str) -> bool:
+    """Whether the columns of ``base`` open ``encoding`` (an encoding extends itself)."""
+    while encoding != base and encoding in EXTENDS:
+        encoding = EXTENDS[encoding]
+    return encoding == base
 
 
 def encoder(name: str):

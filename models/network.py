@@ -5,9 +5,14 @@ six exclusive results for that player: win single / gammon / backgammon, lose si
 gammon / backgammon. gnubg's five probabilities are sums of these, so they are always
 consistent (P(win bg) <= P(win gammon) <= P(win), all in [0, 1]).
 
+A *model* is one net per position class (:class:`ClassNets`): boards are routed by
+:func:`engine.board.position_class`, crashed positions to the contact net unless the
+model has a crashed net of its own. A model with a single net named ``all`` answers
+every position with it (the format of the first shipped model).
+
 Weight files are ``torch.save``'d dicts of tensors and plain values, read back with
 ``torch.load(..., weights_only=True)``; writing goes through a temporary file and an
-atomic rename.
+atomic rename. Format version 2 holds a model; version 1 files (one net) still load.
 """
 
 from __future__ import annotations
@@ -21,13 +26,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.board import flip
+from engine.board import CLASS_NAMES, CONTACT, CRASHED, flip, position_class
 from engine.evaluator import afterstate_equity
 
-from .encoding import encoder
+from .encoding import encoder, extends
 
 FORMAT = "gammon-weights"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 # Result order of the softmax: win 1/2/3 points, then lose 1/2/3 points.
 POINTS = torch.tensor([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
@@ -63,17 +69,96 @@ class TDNet(nn.Module):
         return torch.from_numpy(encode(boards)).to(self.layers[0].weight.device)
 
 
+class ClassNets(nn.Module):
+    """One TDNet per position class, named by ``engine.board.CLASS_NAMES`` (or one net, ``all``)."""
+
+    def __init__(self, nets: dict[str, TDNet]):
+        super().__init__()
+        names = set(nets)
+        if not (names == {"all"} or {"contact", "race"} <= names <= set(CLASS_NAMES)):
+            raise ValueError(f"a model has one net 'all', or nets for 'contact' and 'race' (and maybe 'crashed'); "
+                             f"got {sorted(names)}")
+        self.nets = nn.ModuleDict(nets)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+    def route(self, boards: np.ndarray) -> list[tuple[str, np.ndarray]]:
+        """(net name, indices of the boards it answers) for every net with work to do."""
+        if "all" in self.nets:
+            return [("all", np.arange(len(boards)))]
+        classes = position_class(boards)
+        if "crashed" not in self.nets:
+            classes = np.where(classes == CRASHED, CONTACT, classes)
+        return [(name, np.flatnonzero(classes == CLASS_NAMES.index(name))) for name in self.nets
+                if (classes == CLASS_NAMES.index(name)).any()]
+
+    def logits(self, boards: np.ndarray) -> torch.Tensor:
+        """(N, 6) result logits for the player on roll, each board by its class's net."""
+        boards = np.asarray(boards)
+        out = torch.zeros(len(boards), 6, device=self.device)
+        for name, rows in self.route(boards):
+            net = self.nets[name]
+            out[torch.from_numpy(rows).to(self.device)] = net(net.encode(boards[rows]))
+        return out
+
+    def describe(self) -> str:
+        return ", ".join(f"{name}: {net.encoding} -> {'-'.join(map(str, net.hidden))}" for name, net in self.nets.items())
+
+
+def build_model(spec: str, hidden: tuple[int, ...]) -> ClassNets:
+    """A fresh model from a spec like ``contact=contact-v1,race=race-v1`` (or ``all=tesauro198+race``)."""
+    try:
+        pairs = dict(item.split("=", 1) for item in spec.split(","))
+    except ValueError:
+        raise ValueError(f"nets spec {spec!r}: write NAME=ENCODING pairs joined by commas, "
+                         "e.g. contact=contact-v1,race=race-v1") from None
+    return ClassNets({name.strip(): TDNet(enc.strip(), hidden) for name, enc in pairs.items()})
+
+
+def seed_from(target: ClassNets, source: ClassNets) -> list[str]:
+    """Copy ``source``'s weights into ``target`` where the shapes allow; returns the nets seeded.
+
+    Each target net takes the source net of the same name (else ``all``, else ``contact``)
+    when the hidden layers match and the target's encoding extends the source's: the
+    first-layer weights of the shared inputs carry over and the new inputs start at zero.
+    """
+    seeded = []
+    for name, net in target.nets.items():
+        src = next((source.nets[k] for k in (name, "all", "contact") if k in source.nets), None)
+        if src is None or src.hidden != net.hidden or not extends(net.encoding, src.encoding):
+            continue
+        state = {k: v.clone() for k, v in src.state_dict().items()}
+        first = net.layers[0].weight
+        widened = torch.zeros_like(first)
+        widened[:, : state["layers.0.weight"].shape[1]] = state["layers.0.weight"]
+        state["layers.0.weight"] = widened
+        net.load_state_dict(state)
+        seeded.append(name)
+    return seeded
+
+
 def results_to_gnubg(results: torch.Tensor) -> torch.Tensor:
     """(N, 6) exclusive-result probabilities -> (N, 5) gnubg probabilities."""
     w1, w2, w3, l1, l2, l3 = results.unbind(-1)
     return torch.stack([w1 + w2 + w3, w2 + w3, w3, l2 + l3, l3], dim=-1)
 
 
-class NetEvaluator:
-    """A TDNet as an engine evaluator (numpy in, numpy out, no gradients)."""
+def gnubg_to_results(probs: np.ndarray) -> np.ndarray:
+    """(N, 5) gnubg probabilities -> (N, 6) exclusive results (the inverse of results_to_gnubg)."""
+    p = np.asarray(probs, dtype=np.float64)
+    out = np.stack([p[:, 0] - p[:, 1], p[:, 1] - p[:, 2], p[:, 2],
+                    1.0 - p[:, 0] - p[:, 3], p[:, 3] - p[:, 4], p[:, 4]], axis=1)
+    out = np.clip(out, 0.0, None)
+    return (out / out.sum(1, keepdims=True)).astype(np.float32)
 
-    def __init__(self, net: TDNet, name: str = "net", meta: dict | None = None, checkers: int = 15):
-        self.net = net.eval()
+
+class NetEvaluator:
+    """A model (ClassNets, or one TDNet) as an engine evaluator (numpy in, numpy out, no gradients)."""
+
+    def __init__(self, model: ClassNets | TDNet, name: str = "net", meta: dict | None = None, checkers: int = 15):
+        self.net = (model if isinstance(model, ClassNets) else ClassNets({"all": model})).eval()
         self.name = name
         self.meta = meta or {}
         self.checkers = checkers  # checkers a side: scores finished games (3 in hypergammon)
@@ -81,7 +166,7 @@ class NetEvaluator:
     @torch.no_grad()
     def results(self, boards: np.ndarray) -> np.ndarray:
         """(N, 6) exclusive-result probabilities for the player on roll."""
-        return torch.softmax(self.net(self.net.encode(boards)), dim=-1).cpu().numpy()
+        return torch.softmax(self.net.logits(boards), dim=-1).cpu().numpy()
 
     @torch.no_grad()
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
@@ -95,15 +180,21 @@ class NetEvaluator:
         return -afterstate_equity(self, flip(np.asarray(boards)), self.checkers)
 
 
-def save_weights(path: str | Path, net: TDNet, **meta) -> None:
-    """Write ``net`` and its metadata atomically (temporary file, fsync, rename)."""
+def save_weights(path: str | Path, model: ClassNets | TDNet, **meta) -> None:
+    """Write ``model`` and its metadata atomically (temporary file, fsync, rename)."""
     path = Path(path)
+    model = model if isinstance(model, ClassNets) else ClassNets({"all": model})
     payload = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
-        "encoding": net.encoding,
-        "hidden": list(net.hidden),
-        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+        "nets": {
+            name: {
+                "encoding": net.encoding,
+                "hidden": list(net.hidden),
+                "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+            }
+            for name, net in model.nets.items()
+        },
         "saved": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "meta": meta,
     }
@@ -137,22 +228,28 @@ def load_payload(path: str | Path) -> dict:
         raise WeightsError(f"{str(path)!r} is not a readable gammon weights file ({type(exc).__name__}: {exc})".split("\n")[0]) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise WeightsError(f"{str(path)!r} is not a gammon weights file (no '{FORMAT}' header)")
-    if payload.get("version") != FORMAT_VERSION:
-        raise WeightsError(f"{str(path)!r} has format version {payload.get('version')}; this gammon reads {FORMAT_VERSION}")
+    if payload.get("version") not in READABLE_VERSIONS:
+        raise WeightsError(f"{str(path)!r} has format version {payload.get('version')}; "
+                           f"this gammon reads {', '.join(map(str, READABLE_VERSIONS))}")
     return payload
 
 
-def net_from_payload(payload: dict, source: str = "weights") -> TDNet:
+def model_from_payload(payload: dict, source: str = "weights") -> ClassNets:
+    """The model a weights payload describes (version 1: one net, ``all``); WeightsError if it does not fit."""
     try:
-        net = TDNet(payload["encoding"], tuple(payload["hidden"]))
-        net.load_state_dict(payload["state_dict"])
-    except (KeyError, ValueError, RuntimeError) as exc:
+        specs = {"all": payload} if payload["version"] == 1 else payload["nets"]
+        nets = {}
+        for name, spec in specs.items():
+            net = TDNet(spec["encoding"], tuple(spec["hidden"]))
+            net.load_state_dict(spec["state_dict"])
+            nets[name] = net
+        return ClassNets(nets)
+    except (KeyError, ValueError, RuntimeError, TypeError, AttributeError) as exc:
         raise WeightsError(f"{source}: weights do not fit the network they describe ({exc})".split("\n")[0]) from None
-    return net
 
 
 def load_weights(path: str | Path) -> NetEvaluator:
     """A NetEvaluator from a weights file written by :func:`save_weights`."""
     payload = load_payload(path)
-    net = net_from_payload(payload, str(path))
-    return NetEvaluator(net, name=Path(path).stem, meta=payload.get("meta", {}))
+    model = model_from_payload(payload, str(path))
+    return NetEvaluator(model, name=Path(path).stem, meta=payload.get("meta", {}))

@@ -123,9 +123,11 @@ def test_rank_moves_orders_by_cubeful_equity_and_filters_deeper_plies():
     board = starting_board()
     ranked = rank_moves(evaluator, board, (6, 5), plies=1)
     assert len(ranked) == len(legal_plays(board, (6, 5)))
-    cubeful = [m.cubeful for m in ranked]
-    assert cubeful == sorted(cubeful, reverse=True)
-    assert 1 <= sum(m.plies == 1 for m in ranked) <= 8
+    searched = [m for m in ranked if m.plies == 1]
+    assert 1 <= len(searched) <= 8 and ranked[: len(searched)] == searched  # the searched moves first
+    for group in (searched, ranked[len(searched):]):
+        cubeful = [m.cubeful for m in group]
+        assert cubeful == sorted(cubeful, reverse=True)
     assert format_move(board, ranked[0].steps) in {p.notation for p in legal_plays(board, (6, 5))}
 
 
@@ -148,3 +150,16 @@ def test_ply_policy_chooses_one_legal_afterstate_per_game():
     for plies in (0, 1):
         choice = ply_policy(PipEvaluator(), plies)(afterstates)
         assert ((choice >= afterstates.offsets[:-1]) & (choice < afterstates.offsets[1:])).all()
+
+
+def test_a_move_the_filter_pruned_never_beats_the_searched_leader():
+    """The strength issue's example: at 2-ply, 14/8 11/8 (left at 0-ply by the filter, -1.33)
+    was ranked above 14/5 (searched, -1.47). The choice is made among the searched moves."""
+    from engine.formats import parse_position
+    from models.players import load_analyst
+
+    board, _ = parse_position("DwAAYLdzEAEAAA:cAkPAAAAAAAE")
+    ranked = rank_moves(load_analyst("default"), board, (6, 3), plies=2)
+    depths = [m.plies for m in ranked]
+    assert depths == sorted(depths, reverse=True) and depths[0] == 2
+    assert format_move(board, ranked[0].steps) == "14/5"

@@ -11,7 +11,8 @@ from benchmarks.strength import main as strength_main
 from engine.board import flip, starting_board
 from engine.evaluator import cubeless_equity
 from models.encoding import encoder, tesauro198, tesauro198_race
-from models.network import NetEvaluator, TDNet, WeightsError, load_weights, save_weights
+from models.network import (ClassNets, NetEvaluator, TDNet, WeightsError, build_model, load_weights, save_weights,
+                            seed_from)
 from models.players import load_player
 from positions import all_families  # tests/ is on sys.path under pytest
 
@@ -60,7 +61,8 @@ def test_weights_round_trip_with_metadata(tmp_path, boards):
     net = TDNet("tesauro198", (32,))
     save_weights(tmp_path / "w.pt", net, games=123)
     loaded = load_weights(tmp_path / "w.pt")
-    assert loaded.meta["games"] == 123 and loaded.net.encoding == "tesauro198" and loaded.net.hidden == (32,)
+    only = loaded.net.nets["all"]
+    assert loaded.meta["games"] == 123 and only.encoding == "tesauro198" and only.hidden == (32,)
     assert np.allclose(loaded.probabilities(boards), NetEvaluator(net).probabilities(boards))
     assert not list(tmp_path.glob("*.tmp"))  # the atomic write left nothing behind
 
@@ -93,3 +95,75 @@ def test_strength_benchmark_prints_json(capsys):
     low, high = report["ci95"]
     assert low <= report["ppg"] <= high
     assert {"win_rate", "gammon_rate", "backgammon_rate"} <= set(report)
+
+
+def race_and_contact(boards):
+    from engine.board import is_race
+
+    return boards[is_race(boards)][:40], boards[~is_race(boards)][:40]
+
+
+def test_a_model_routes_each_board_to_its_class_net(tmp_path, boards):
+    torch.manual_seed(2)
+    model = build_model("contact=contact-v1,race=race-v1", (16,))
+    with torch.no_grad():  # the race net says "win", the contact net "lose"
+        model.nets["race"].layers[-1].bias.copy_(torch.tensor([20.0, 0, 0, 0, 0, 0]))
+        model.nets["contact"].layers[-1].bias.copy_(torch.tensor([0, 0, 0, 20.0, 0, 0]))
+    race, contact = race_and_contact(boards)
+    evaluator = NetEvaluator(model)
+    assert len(race) and len(contact)
+    assert (evaluator.probabilities(race)[:, 0] > 0.99).all()
+    assert (evaluator.probabilities(contact)[:, 0] < 0.01).all()
+    mixed = np.concatenate([race[:5], contact[:5]])
+    assert np.allclose(evaluator.probabilities(mixed)[:, 0].round(), [1] * 5 + [0] * 5)
+
+    save_weights(tmp_path / "m.pt", model, games=7)
+    loaded = load_weights(tmp_path / "m.pt")
+    assert set(loaded.net.nets) == {"contact", "race"} and loaded.meta["games"] == 7
+    assert np.allclose(loaded.probabilities(mixed), evaluator.probabilities(mixed))
+
+
+def test_a_damaged_model_file_gets_a_clear_error(tmp_path):
+    model = build_model("contact=contact-v1,race=race-v1", (8,))
+    save_weights(tmp_path / "m.pt", model)
+    payload = torch.load(tmp_path / "m.pt", weights_only=True)
+    del payload["nets"]["race"]
+    torch.save(payload, tmp_path / "no_race.pt")
+    payload = torch.load(tmp_path / "m.pt", weights_only=True)
+    payload["nets"]["race"]["state_dict"]["layers.0.weight"] = torch.zeros(8, 5)
+    torch.save(payload, tmp_path / "wrong_shape.pt")
+    data = (tmp_path / "m.pt").read_bytes()
+    (tmp_path / "cut.pt").write_bytes(data[: len(data) // 3])
+    for name in ("no_race.pt", "wrong_shape.pt"):
+        with pytest.raises(WeightsError, match="do not fit"):
+            load_weights(tmp_path / name)
+    with pytest.raises(WeightsError, match="not a readable"):
+        load_weights(tmp_path / "cut.pt")
+    with pytest.raises(ValueError, match="NAME=ENCODING"):
+        build_model("contact:contact-v1", (8,))
+    with pytest.raises(ValueError, match="'contact' and 'race'"):
+        ClassNets({"contact": TDNet()})
+
+
+def test_a_model_seeded_from_a_smaller_encoding_answers_as_its_seed(boards):
+    torch.manual_seed(3)
+    source = TDNet("tesauro198+race", (16,))
+    model = build_model("contact=contact-v1,race=race-v1", (16,))
+    assert sorted(seed_from(model, ClassNets({"all": source}))) == ["contact", "race"]
+    assert np.allclose(NetEvaluator(model).probabilities(boards), NetEvaluator(source).probabilities(boards), atol=1e-6)
+    assert seed_from(build_model("contact=contact-v1,race=race-v1", (8,)), ClassNets({"all": source})) == []
+
+
+def test_a_version_1_file_still_loads(tmp_path, boards):
+    torch.manual_seed(4)
+    net = TDNet("tesauro198+race", (8,))
+    torch.save({"format": "gammon-weights", "version": 1, "encoding": net.encoding, "hidden": [8],
+                "state_dict": net.state_dict(), "meta": {"games": 5}}, tmp_path / "v1.pt")
+    loaded = load_weights(tmp_path / "v1.pt")
+    assert list(loaded.net.nets) == ["all"] and loaded.meta == {"games": 5}
+    assert np.allclose(loaded.probabilities(boards[:50]), NetEvaluator(net).probabilities(boards[:50]))
+
+
+def test_the_shipped_model_has_a_net_per_class():
+    net = load_player("default")
+    assert {"contact", "race"} <= set(net.net.nets)

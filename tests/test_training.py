@@ -10,6 +10,8 @@ from engine.evaluator import evaluator_policy
 from engine.game import duplicate_duel
 from models.baselines import RandomEvaluator
 from models.network import WeightsError, load_weights
+from training.distill import DistillConfig, fit, generation, label_positions
+from training.recipe import run_recipe
 from training.train import Config, train
 
 
@@ -89,3 +91,44 @@ def test_a_short_training_run_beats_random(tmp_path):
     stats = duplicate_duel(evaluator_policy(net), evaluator_policy(RandomEvaluator(5)), 400, seed=9)
     assert stats.ci95[0] > 0.3, stats
     assert np.isfinite(stats.ppg)
+
+
+def test_a_distillation_generation_fits_its_own_search(tmp_path):
+    """A generation moves the net towards its 1-ply search: the contact net's held-out divergence drops by a
+    fifth or more, and no net ends worse than it started."""
+    td = train(tiny(games=1500, parallel=64, hidden=32, checkpoint_every=1500), tmp_path / "td", progress=False)
+    config = DistillConfig(positions=1500, epochs=6, chunk=500, lr=1e-3, seed=5)
+    weights = generation(td, tmp_path / "gen", config, progress=False)
+    log = [json.loads(line) for line in (tmp_path / "gen" / "log.jsonl").read_text().splitlines()]
+    fitted = next(r for r in log if r["step"] == "fitted")
+    before, after = fitted["held_out_before"], fitted["held_out_after"]
+    assert after["contact"] < 0.8 * before["contact"], fitted
+    assert all(after[name] <= before[name] for name in before), fitted
+    labels = np.load(tmp_path / "gen" / "labels.npy")
+    assert labels.shape == (1500, 6) and np.allclose(labels.sum(1), 1, atol=1e-5) and (labels >= 0).all()
+    assert load_weights(weights).meta["stages"][-1]["distill"]["positions"] == 1500
+    # Finished: running it again does nothing and keeps the weights.
+    assert generation(td, tmp_path / "gen", config, progress=False) == weights
+
+
+def test_labelling_resumes_from_its_saved_chunks(tmp_path):
+    evaluator = load_weights(train(tiny(), tmp_path / "td", progress=False))
+    boards = np.stack([np.array(b, dtype=np.int8) for b in
+                       [[0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]] * 6])
+    partial = tmp_path / "labels.partial.npz"
+    whole = label_positions(evaluator, boards, 1, chunk=2, partial=tmp_path / "whole.npz", progress=False)
+    np.savez(partial, labels=whole[:4] + 0)  # as if killed after two chunks
+    resumed = label_positions(evaluator, boards, 1, chunk=2, partial=partial, progress=False)
+    assert np.array_equal(resumed, whole)
+
+
+def test_the_tiny_recipe_runs_every_stage_and_resumes(tmp_path):
+    weights = run_recipe("tiny", tmp_path / "r", progress=False)
+    log = [json.loads(line) for line in (tmp_path / "r" / "log.jsonl").read_text().splitlines()]
+    assert [r["stage"] for r in log] == ["td", "gen1"] and all("ppg" in r["eval"] for r in log)
+    assert set(load_weights(weights).net.nets) == {"contact", "race"}
+    assert (tmp_path / "r" / "curve.svg").read_text().startswith("<svg")
+    run_recipe("tiny", tmp_path / "r", progress=False)  # all done: nothing is redone or logged twice
+    assert len((tmp_path / "r" / "log.jsonl").read_text().splitlines()) == 2
+    with pytest.raises(ValueError, match="unknown recipe"):
+        run_recipe("nope", tmp_path / "x")

@@ -23,12 +23,12 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
 
 
-def write_curve(log: Path, out: Path) -> None:
-    """Draw ppg vs games from ``log`` (training/train.py's JSONL) into ``out``; nothing to draw, no file."""
+def write_curve(log: Path, out: Path, x_key: str = "games", x_label: str = "self-play games") -> None:
+    """Draw ppg vs ``x_key`` (games) from ``log`` (training/train.py's JSONL) into ``out``; nothing to draw, no file."""
     evals = read_evaluations(log)
     if not evals:
         return
-    games = [e["games"] for e in evals]
+    games = [e[x_key] for e in evals]
     ppg = [e["eval"]["ppg"] for e in evals]
     low = [e["eval"]["ci95"][0] for e in evals]
     high = [e["eval"]["ci95"][1] for e in evals]
@@ -59,7 +59,7 @@ def write_curve(log: Path, out: Path) -> None:
 {''.join(f'<circle cx="{x(g):.1f}" cy="{y(v):.1f}" r="3" fill="#08519c"/>' for g, v in zip(games, ppg))}
 <rect x="{MARGIN}" y="{MARGIN}" width="{WIDTH - 2 * MARGIN}" height="{HEIGHT - 2 * MARGIN}" fill="none" stroke="#333"/>
 {''.join(ticks)}
-<text x="{WIDTH / 2}" y="{HEIGHT - 14}" text-anchor="middle" font-size="12">self-play games</text>
+<text x="{WIDTH / 2}" y="{HEIGHT - 14}" text-anchor="middle" font-size="12">{x_label}</text>
 </svg>
 """
     Path(out).write_text(svg)

@@ -32,15 +32,17 @@ from engine.board import flip, starting_board
 from engine.evaluator import evaluator_policy
 from engine.game import best_in_groups, duplicate_duel, opening_rolls, result_points
 from engine.movegen import generate
-from models.network import POINTS, SWAP_SIDES, NetEvaluator, TDNet, WeightsError, atomic_torch_save, load_payload, save_weights
+from models.network import (POINTS, SWAP_SIDES, NetEvaluator, WeightsError, atomic_torch_save, build_model, load_payload,
+                            model_from_payload, save_weights, seed_from)
 
 
 @dataclass
 class Config:
     games: int = 400_000  # self-play games to train on
     parallel: int = 256  # games played side by side (the batch)
-    hidden: int = 128  # hidden units (one ReLU layer)
-    encoding: str = "tesauro198+race"
+    hidden: int = 128  # hidden units (one ReLU layer) of every net
+    nets: str = "contact=contact-v1,race=race-v1"  # one net per position class: NAME=ENCODING,...
+    init: str = ""  # a weights file to start from (nets whose encodings extend its own); empty: random
     lr: float = 1e-3  # Adam
     seed: int = 1
     threads: int = 2  # torch CPU threads (results are reproducible for a fixed count)
@@ -53,6 +55,14 @@ class Config:
 CHECKPOINT_FORMAT = "gammon-checkpoint"
 
 
+def evaluate_vs_pubeval(evaluator, games: int) -> dict:
+    """Points per game of ``evaluator`` at 0-ply against pubeval, duplicate dice, a fixed seed."""
+    from models.pubeval import PubevalEvaluator
+
+    stats = duplicate_duel(evaluator_policy(evaluator), evaluator_policy(PubevalEvaluator()), games, seed=12345)
+    return {"opponent": "pubeval", **stats.as_dict()}
+
+
 class Trainer:
     def __init__(self, config: Config):
         self.config = config
@@ -60,8 +70,11 @@ class Trainer:
         torch.manual_seed(config.seed)
         self.rng = np.random.default_rng(config.seed)
         self.device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto" else config.device)
-        self.net = TDNet(config.encoding, (config.hidden,)).to(self.device)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr)
+        self.model = build_model(config.nets, (config.hidden,))
+        if config.init:
+            seed_from(self.model, model_from_payload(load_payload(config.init), config.init))
+        self.model.to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.boards = np.repeat(starting_board()[None], config.parallel, axis=0)
         self.games_done = 0
         self.plies = 0
@@ -79,8 +92,8 @@ class Trainer:
         choice = best_in_groups(results @ POINTS.numpy(), afterstates.offsets)
         targets = torch.from_numpy(results[choice]).to(self.device)
 
-        self.net.train()
-        log_probs = torch.log_softmax(self.net(self.net.encode(self.boards)), dim=-1)
+        self.model.train()
+        log_probs = torch.log_softmax(self.model.logits(self.boards), dim=-1)
         loss = -(targets * log_probs).sum(dim=1).mean()
         self.optimizer.zero_grad()
         loss.backward()
@@ -105,27 +118,21 @@ class Trainer:
         out[won > 0, won[won > 0] - 1] = 1.0
         going = won == 0
         if going.any():
-            self.net.eval()
-            opponent = torch.softmax(self.net(self.net.encode(flip(afterstates[going]))), dim=-1)
+            self.model.eval()
+            opponent = torch.softmax(self.model.logits(flip(afterstates[going])), dim=-1)
             out[going] = opponent[:, SWAP_SIDES].cpu().numpy()
         return out
 
     # -- evaluation, checkpoints --------------------------------------------------------
     def evaluate(self) -> dict:
-        from models.pubeval import PubevalEvaluator
-
-        net = NetEvaluator(self.net)
-        stats = duplicate_duel(
-            evaluator_policy(net), evaluator_policy(PubevalEvaluator()), self.config.eval_games, seed=12345
-        )
-        return {"opponent": "pubeval", **stats.as_dict()}
+        return evaluate_vs_pubeval(NetEvaluator(self.model), self.config.eval_games)
 
     def checkpoint(self, path: Path) -> None:
         atomic_torch_save(
             {
                 "format": CHECKPOINT_FORMAT,
                 "config": asdict(self.config),
-                "net": self.net.state_dict(),
+                "model": self.model.state_dict(),
                 "optimizer": self.optimizer.state_dict(),
                 "numpy_rng": json.dumps(self.rng.bit_generator.state),
                 "torch_rng": torch.get_rng_state(),
@@ -155,7 +162,7 @@ class Trainer:
         if games is not None:
             config.games = games
         trainer = cls(config)
-        trainer.net.load_state_dict(state["net"])
+        trainer.model.load_state_dict(state["model"])
         trainer.optimizer.load_state_dict(state["optimizer"])
         trainer.rng.bit_generator.state = json.loads(state["numpy_rng"])
         torch.set_rng_state(state["torch_rng"])
@@ -234,7 +241,7 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
         bar.set_postfix_str(f"vs pubeval {last_eval}", refresh=False)
     bar.close()
     weights = out / "model.pt"
-    save_weights(weights, trainer.net, games=trainer.games_done, training_seconds=round(trainer.elapsed, 1),
+    save_weights(weights, trainer.model, games=trainer.games_done, training_seconds=round(trainer.elapsed, 1),
                  config=asdict(config))
     from training.curve import write_curve
 
@@ -251,12 +258,20 @@ def build_parser() -> argparse.ArgumentParser:
                             help=f"(default {value})")
     parser.add_argument("--out", type=Path, default=Path("runs/default"), help="run folder (default runs/default)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
+    parser.add_argument("--recipe", help="run a whole training recipe into --out instead (training/recipe.py: "
+                        "strong, tiny); run the same command again to resume it")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if args.recipe:
+        from training.recipe import run_recipe
+
+        weights = run_recipe(args.recipe, args.out, progress=not args.no_progress)
+        print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
+        return 0
     chosen = {k: getattr(args, k) for k in asdict(Config()) if getattr(args, k) is not None}
     config = Config(**chosen)
     if config.eval_games % 2 or config.eval_games < 4:

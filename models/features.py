@@ -1,0 +1,267 @@
+"""Backgammon knowledge as network inputs, computed vectorized over a batch of boards (numpy).
+
+Every function takes boards in the layout of :mod:`engine.board` (or a :class:`Sides`
+made from them, which computes the arrays they share once per batch) and measures one
+side, the *mover* (the player whose checkers are positive). The encodings call them
+twice, once on the board and once on ``flip(board)``, to describe both sides.
+
+The ideas are the classic ones of Berliner's BKG and of gnubg's documented input
+list (blot exposure, escapes, containment, primes, anchors, mobility, timing, pips to
+break contact, bar entry), written here from their definitions. Where a definition
+needs a choice, the docstring states ours. Every feature is tested on hand-made
+positions in ``tests/test_features.py``.
+
+Geometry used throughout, in the mover's numbering: the mover moves from 24 towards 1;
+the opponent moves from the mover's low points to the high ones and enters from its
+bar onto the mover's point ``die``, so we call the opponent's bar the mover's "point 0".
+"""
+
+from __future__ import annotations
+
+from functools import cached_property, lru_cache
+
+import numpy as np
+
+ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+POINTS = np.arange(26)  # column index = mover point number in Sides' arrays
+
+
+def _bits(flags: np.ndarray) -> np.ndarray:
+    """(N, 25) booleans, index = point 0..24 -> one int64 bit mask per board (bit p = point p)."""
+    return flags.astype(np.int64) @ (np.int64(1) << np.arange(flags.shape[1], dtype=np.int64))
+
+
+class Sides:
+    """Both sides' checkers by the mover's point number, computed once for a batch of boards.
+
+    ``mine[:, p]``: mover checkers on point p (1..24), on its bar at p = 25; 0 at p = 0.
+    ``theirs[:, p]``: opponent checkers on mover point p (1..24), on its bar at p = 0
+    (where it enters from); 0 at p = 25.
+    """
+
+    def __init__(self, boards: np.ndarray):
+        b = np.asarray(boards).reshape(-1, 26).astype(np.int16)
+        self.mine = np.maximum(b, 0)
+        self.mine[:, 0] = 0
+        self.theirs = np.maximum(-b, 0)
+        self.theirs[:, 0] = b[:, 0]
+
+    def __len__(self) -> int:
+        return len(self.mine)
+
+    @cached_property
+    def escapes(self) -> np.ndarray:
+        """(N, 25) rolls out of 36 that let a mover checker on point 1..25 (25 = bar) escape."""
+        return escape_table()[block_masks(self)]
+
+    @cached_property
+    def opponent_rear(self) -> np.ndarray:
+        """The mover's point of the opponent's rearmost checker (0 = on its bar, 25 = none left)."""
+        present = self.theirs[:, :25] > 0
+        return np.where(present.any(1), np.argmax(present, axis=1), 25)
+
+
+def _sides(boards) -> Sides:
+    return boards if isinstance(boards, Sides) else Sides(boards)
+
+
+def hit_chance(boards) -> np.ndarray:
+    """Chance that the opponent's next roll can hit at least one mover blot (0..1).
+
+    A roll hits a blot at distance d from an opponent checker when one die is d, or when
+    the dice add up to d and a landing point on the way is not a mover point (two or more
+    mover checkers); doubles move up to four times their number, every landing open. An
+    opponent with checkers on the bar must enter first: we then count only hits by a
+    checker coming in from the bar (it may go on with the other die), a simplification
+    that slightly undercounts.
+    """
+    s = _sides(boards)
+    blot = _bits(s.mine[:, :25] == 1)  # bit p = mover point p
+    open_ = _bits(s.mine[:, :25] < 2)
+    on_bar = s.theirs[:, 0] > 0
+    hitter = np.where(on_bar, 1, _bits(s.theirs[:, :25] > 0))  # bit 0 = its bar
+    chance = np.zeros(len(s))
+    for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
+        if d1 == d2:
+            hits = np.zeros(len(s), dtype=np.int64)
+            reach = hitter
+            for _ in range(4):
+                reach = reach << d1
+                hits |= reach & blot
+                reach &= open_
+        else:
+            landed = ((hitter << d1) & open_) << d2 | ((hitter << d2) & open_) << d1
+            hits = ((hitter << d1) | (hitter << d2) | landed) & blot
+        chance += weight * (hits != 0)
+    return chance
+
+
+@lru_cache(maxsize=1)
+def escape_table() -> np.ndarray:
+    """Rolls out of 36 that carry a checker past every block in the 12 points ahead of it.
+
+    Indexed by a 12-bit mask: bit k - 1 set when the point k pips ahead is blocked (held
+    by two or more opposing checkers). A roll escapes when some legal landing, reached
+    over open points only, lies beyond the farthest block (points more than 12 ahead count
+    as open). With no block ahead every roll escapes.
+    """
+    table = np.zeros(4096, dtype=np.float64)
+    for mask in range(4096):
+        blocked = [False] + [bool(mask >> (k - 1) & 1) for k in range(1, 13)] + [False] * 12
+        last = max((k for k in range(1, 13) if blocked[k]), default=0)
+        count = 0
+        for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
+            if d1 == d2:
+                reach, k = 0, 1
+                while k <= 4 and not blocked[k * d1]:
+                    reach, k = k * d1, k + 1
+            else:
+                reach = max(d for d, ok in ((d1, not blocked[d1]), (d2, not blocked[d2]),
+                                             (d1 + d2, (not blocked[d1] or not blocked[d2]) and not blocked[d1 + d2]),
+                                             (0, True)) if ok)
+            count += weight * 36 * (reach > last or last == 0)
+        table[mask] = count
+    return table
+
+
+_REVERSE12 = np.array([int(f"{m:012b}"[::-1], 2) for m in range(4096)])  # bit j -> bit 11 - j
+
+
+def block_masks(boards) -> np.ndarray:
+    """(N, 25) escape-table masks of the 12 points ahead of a mover checker on points 1..25 (25 = bar)."""
+    s = _sides(boards)
+    blocked = (_bits(s.theirs[:, :25] >= 2) & ~1) << 12  # bit 12 + p = point p (its bar is no block)
+    ahead = np.stack([(blocked >> p) & 0xFFF for p in range(1, 26)], axis=1)  # bit j = point p - 12 + j
+    return _REVERSE12[ahead]
+
+
+def escapes(boards) -> np.ndarray:
+    """(N, 25) rolls out of 36 that let a mover checker on point 1..25 (25 = bar) escape."""
+    return _sides(boards).escapes
+
+
+def rear_escape(boards) -> np.ndarray:
+    """Escapes (out of 36, /36) of the mover's rearmost checker; 1 when none is left."""
+    s = _sides(boards)
+    occupied = s.mine[:, 1:26] > 0
+    rear = np.where(occupied.any(1), 24 - np.argmax(occupied[:, ::-1], axis=1), -1)  # column of points 1..25
+    return np.where(rear >= 0, s.escapes[np.arange(len(s)), np.maximum(rear, 0)] / 36.0, 1.0)
+
+
+def containment(boards) -> np.ndarray:
+    """How well the opponent's points hold a mover checker in the back: 1 - min escapes on points 15..24 / 36."""
+    return 1.0 - _sides(boards).escapes[:, 14:24].min(axis=1) / 36.0
+
+
+def opponent_rear(boards) -> np.ndarray:
+    """The mover's point of the opponent's rearmost checker (0 = on its bar, 25 = none left)."""
+    return _sides(boards).opponent_rear
+
+
+def _longest_run(held: np.ndarray) -> np.ndarray:
+    run = np.zeros(len(held), dtype=np.int16)
+    best = np.zeros(len(held), dtype=np.int16)
+    for i in range(held.shape[1]):
+        run = (run + 1) * held[:, i]
+        best = np.maximum(best, run)
+    return best
+
+
+def primes(boards) -> np.ndarray:
+    """(N, 2): the mover's longest run of held points (2+ checkers), and the longest that
+    still lies in front of the opponent's rearmost checker (higher-numbered points), each / 6."""
+    s = _sides(boards)
+    held = s.mine[:, 1:25] >= 2
+    ahead = POINTS[None, 1:25] > s.opponent_rear[:, None]
+    return np.stack([_longest_run(held), _longest_run(held & ahead)], axis=1) / 6.0
+
+
+def anchors(boards) -> np.ndarray:
+    """(N, 2): mover points held in the opponent's home board (points 19..24) / 3, and how far
+    forward the best of them is: (25 - p) / 6 for the lowest held point p there, 0 with none."""
+    held = _sides(boards).mine[:, 19:25] >= 2
+    forward = np.where(held.any(1), 6 - np.argmax(held, axis=1), 0)  # point 19 -> 6, 24 -> 1
+    return np.stack([held.sum(1) / 3.0, forward / 6.0], axis=1)
+
+
+def mobility(boards) -> np.ndarray:
+    """Checker-moves open to the mover: for each die 1..6, the mover checkers on points that
+    can move that die to an open point on the board (no opposing point there), / 90."""
+    s = _sides(boards)
+    # cum[:, 6 + p]: open points among 1..p (0 for p <= 0), so that a checker on p reaches
+    # cum[6 + p - 1] - cum[6 + p - 7] open points with one die.
+    cum = np.zeros((len(s), 31), dtype=np.int16)
+    cum[:, 7:31] = np.cumsum(s.theirs[:, 1:25] < 2, axis=1)
+    total = (s.mine[:, 1:26] * (cum[:, 6:31] - cum[:, 0:25])).sum(1)  # checkers on points 1..25
+    return total / 90.0
+
+
+def timing(boards) -> np.ndarray:
+    """Pips the mover can play before breaking the home board: sum of (p - 6) over checkers on
+    points 7..25 (the bar is 25), / 100."""
+    return _sides(boards).mine[:, 7:26] @ np.arange(1, 20) / 100.0
+
+
+def break_contact(boards) -> np.ndarray:
+    """Pips the mover needs to bring every checker past the opponent's rearmost one, / 100.
+
+    A mover checker on point p (bar 25) with the opponent's rearmost checker on q needs
+    p - q + 1 pips to be below it; checkers already past count nothing.
+    """
+    s = _sides(boards)
+    distance = np.maximum(POINTS[None, 1:26] - s.opponent_rear[:, None] + 1, 0)
+    return (s.mine[:, 1:26] * distance).sum(1) / 100.0
+
+
+def entry(boards) -> np.ndarray:
+    """(N, 2): opponent points closed in its home board (mover points 19..24) / 6, and the
+    chance a checker on the mover's bar fails to enter with one roll: (closed / 6) squared."""
+    closed = (_sides(boards).theirs[:, 19:25] >= 2).sum(1) / 6.0
+    return np.stack([closed, closed**2], axis=1)
+
+
+def home_points(boards) -> np.ndarray:
+    """Mover points made (2+ checkers) in its home board, points 1..6, / 6."""
+    return (_sides(boards).mine[:, 1:7] >= 2).sum(1) / 6.0
+
+
+def back_count(boards) -> np.ndarray:
+    """Mover checkers still in the opponent's home board or on the bar (points 19..25), / 15."""
+    return _sides(boards).mine[:, 19:26].sum(1) / 15.0
+
+
+_CROSSINGS = np.array([0] * 6 + [1] * 6 + [2] * 6 + [3] * 6 + [4])  # points 1..24 by quadrant, then the bar
+
+
+def crossovers(boards) -> np.ndarray:
+    """Quadrant crossings the mover still has to make to bring every checker home
+    (a checker on p in 7..12 crosses once, 13..18 twice, 19..24 three times, the bar four), / 30."""
+    return _sides(boards).mine[:, 1:26] @ _CROSSINGS / 30.0
+
+
+def home_distribution(boards) -> np.ndarray:
+    """(N, 2) race wastage cues: mover checkers on the 1-, 2- and 3-points / 15, and empty
+    points among 4..6 (gaps that waste pips in the bear-off) / 3."""
+    mine = _sides(boards).mine
+    return np.stack([mine[:, 1:4].sum(1) / 15.0, (mine[:, 4:7] == 0).sum(1) / 3.0], axis=1)
+
+
+CONTACT_NAMES = ("hit_chance", "rear_escape", "containment", "longest_prime", "blocking_prime", "anchors",
+                 "forward_anchor", "mobility", "timing", "break_contact", "closed_in_their_home",
+                 "entry_fail", "home_points", "back_count")
+
+
+def contact_features(boards) -> np.ndarray:
+    """(N, 14) contact features of the mover's side, in the order of CONTACT_NAMES."""
+    s = _sides(boards)
+    return np.column_stack([
+        hit_chance(s), rear_escape(s), containment(s), primes(s), anchors(s), mobility(s),
+        timing(s), break_contact(s), entry(s), home_points(s), back_count(s),
+    ]).astype(np.float32)
+
+
+def race_features(boards) -> np.ndarray:
+    """(N, 3) race features of the mover's side: crossovers, then the two home-distribution cues."""
+    s = _sides(boards)
+    return np.column_stack([crossovers(s), home_distribution(s)]).astype(np.float32)

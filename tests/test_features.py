@@ -1,0 +1,159 @@
+"""Each network input feature on hand-made positions whose values are worked out by hand."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.board import CLASS_NAMES, CONTACT, CRASHED, RACE, flip, position_class, starting_board
+from engine.formats import board_from_position_id
+from engine.movegen import generate
+from models import features as f
+from models.encoding import contact_v1, encoder, extends, race_v1
+
+DATA = Path(__file__).parent / "data" / "dev_positions.jsonl"
+
+
+def board(mine: dict[int, int], theirs: dict[int, int] = {}, my_bar: int = 0, their_bar: int = 0) -> np.ndarray:
+    """One board (batch of 1) from {mover point: count} for each side, both in the mover's numbering."""
+    b = np.zeros((1, 26), dtype=np.int8)
+    for p, n in mine.items():
+        b[0, p] = n
+    for p, n in theirs.items():
+        b[0, p] = -n
+    b[0, 25], b[0, 0] = my_bar, their_bar
+    return b
+
+
+def chances(count: int) -> float:
+    return pytest.approx(count / 36)
+
+
+# -- blots and shots -------------------------------------------------------------------------
+
+
+def test_hit_chance_counts_direct_and_combination_shots():
+    # Opponent checker on our 1-point, our blot 5 pips away on the 6-point: every 5 (11 rolls), 4-1 and 3-2.
+    assert f.hit_chance(board({6: 1}, {1: 1}))[0] == chances(15)
+    # Our points on 2 and 5 block both ways of playing 4-1; 3-2 still goes through 3 or 4.
+    assert f.hit_chance(board({6: 1, 2: 2, 5: 2}, {1: 1}))[0] == chances(13)
+    # 8 pips away: 6-2, 5-3, 4-4 and 2-2.
+    assert f.hit_chance(board({9: 1}, {1: 1}))[0] == chances(6)
+    # No blot, no shot; a blot behind every opposing checker cannot be hit.
+    assert f.hit_chance(board({6: 2}, {1: 1}))[0] == 0
+    assert f.hit_chance(board({3: 1}, {10: 2}))[0] == 0
+
+
+def test_hit_chance_from_the_bar_enters_first():
+    # The opponent on the bar enters on our point `die`: a blot on our 3-point is hit by any 3, 2-1 and 1-1.
+    assert f.hit_chance(board({3: 1}, {}, their_bar=1))[0] == chances(14)
+    # Its other checkers do not hit while it is on the bar: 4 pips from the checker on 10, but no
+    # roll carries the entering checker 14 pips.
+    assert f.hit_chance(board({14: 1}, {10: 1}, their_bar=1))[0] == 0
+
+
+def test_hit_chance_matches_the_move_generator_when_nobody_is_on_the_bar():
+    rows = [json.loads(line) for line in DATA.read_text().splitlines()[:300]]
+    boards = np.stack([board_from_position_id(r["position_id"]) for r in rows])
+    boards = boards[boards[:, 0] == 0]
+    opponent = flip(boards)
+    exact = np.zeros(len(boards))
+    for a in range(1, 7):
+        for b in range(a, 7):
+            moves = generate(opponent, np.tile([a, b], (len(boards), 1)))
+            hits = np.zeros(len(boards), dtype=bool)
+            np.logical_or.at(hits, moves.parent, moves.boards[:, 0] > opponent[moves.parent, 0])
+            exact += hits * (1 if a == b else 2) / 36
+    approx = f.hit_chance(boards)
+    # Legal-move rules the feature ignores (bearing off, using both dice) change a few positions only.
+    assert np.mean(np.isclose(approx, exact)) > 0.97
+
+
+# -- escapes and containment -----------------------------------------------------------------
+
+
+def test_escape_table_by_hand():
+    table = f.escape_table()
+    assert table[0] == 36  # nothing ahead
+    assert table[0xFFF] == 0  # twelve points blocked
+    # Only the point 6 ahead blocked: the 9 non-doubles adding to 7 or more, 4-4 and 5-5.
+    assert table[1 << 5] == 20
+    # A full prime on the six points ahead: nothing gets past.
+    assert table[0b111111] == 0
+
+
+def test_rear_escape_and_containment():
+    assert f.rear_escape(board({24: 1}, {18: 2}))[0] == pytest.approx(20 / 36)
+    assert f.rear_escape(starting_board()[None])[0] == 0  # 24 -> past 19, 17 and 12 needs 13+ pips
+    assert f.rear_escape(board({5: 3}, {}))[0] == 1  # nothing in front of it
+    prime = board({24: 1}, {p: 2 for p in range(13, 19)})
+    assert f.containment(prime)[0] == 1
+    assert f.containment(board({24: 1}, {}))[0] == 0
+
+
+# -- structure -------------------------------------------------------------------------------
+
+
+def test_primes_anchors_and_home_points():
+    six_prime = board({p: 2 for p in range(4, 10)}, {2: 2})
+    assert f.primes(six_prime)[0].tolist() == pytest.approx([1.0, 1.0])
+    passed = board({p: 2 for p in range(4, 10)}, {10: 2})  # the opponent is already past our prime
+    assert f.primes(passed)[0].tolist() == pytest.approx([1.0, 0.0])
+    assert f.anchors(board({20: 2, 24: 2}))[0].tolist() == pytest.approx([2 / 3, 5 / 6])
+    assert f.anchors(board({13: 2}))[0].tolist() == [0, 0]
+    assert f.home_points(board({1: 2, 4: 3, 6: 1}))[0] == pytest.approx(2 / 6)
+    assert f.back_count(board({20: 2, 24: 1}, my_bar=1))[0] == pytest.approx(4 / 15)
+
+
+def test_mobility_timing_break_contact_and_entry():
+    assert f.mobility(board({13: 1}))[0] == pytest.approx(6 / 90)
+    assert f.mobility(board({13: 1}, {7: 2}))[0] == pytest.approx(5 / 90)  # the 6 is blocked
+    assert f.timing(board({13: 2}))[0] == pytest.approx(0.14)
+    assert f.timing(board({}, my_bar=1))[0] == pytest.approx(0.19)
+    assert f.break_contact(board({12: 2, 5: 1}, {10: 2}))[0] == pytest.approx(0.06)
+    assert f.break_contact(board({5: 2}, {10: 2}))[0] == 0
+    assert f.entry(board({}, {19: 2, 20: 2, 21: 2, 22: 3}))[0].tolist() == pytest.approx([4 / 6, 16 / 36])
+
+
+def test_mobility_counts_every_checker_and_die_on_real_positions():
+    rows = [json.loads(line) for line in DATA.read_text().splitlines()[:200]]
+    boards = np.stack([board_from_position_id(r["position_id"]) for r in rows])
+    for b, value in zip(boards, f.mobility(boards)):
+        mine = {p: max(int(b[p]), 0) for p in range(1, 26)}  # 25 = our bar
+        count = sum(n for p, n in mine.items() for d in range(1, 7) if p - d >= 1 and b[p - d] > -2)
+        assert value == pytest.approx(count / 90)
+
+
+def test_race_features():
+    assert f.crossovers(board({24: 1, 7: 1}, my_bar=1))[0] == pytest.approx(8 / 30)
+    assert f.home_distribution(board({1: 2, 3: 1, 5: 4}))[0].tolist() == pytest.approx([3 / 15, 2 / 3])
+
+
+def test_encodings_describe_both_sides_and_extend_the_tesauro_inputs():
+    start = starting_board()[None]
+    x = contact_v1(start)[0]
+    assert x.shape == (232,) and np.array_equal(x[204:218], x[218:232])  # the opening is symmetric
+    assert np.array_equal(x[:204], encoder("tesauro198+race")[0](start)[0])
+    assert race_v1(start).shape == (1, 210)
+    assert extends("contact-v1", "tesauro198") and extends("race-v1", "race-v1") and not extends("race-v1", "contact-v1")
+    assert len(f.CONTACT_NAMES) == f.contact_features(start).shape[1]
+
+
+# -- classes ---------------------------------------------------------------------------------
+
+
+def test_position_class_by_hand():
+    assert position_class(starting_board())[()] == CONTACT
+    assert position_class(board({1: 5, 2: 5, 3: 5}, {24: 15}))[0] == RACE
+    # Contact, but we have only five checkers left in play (ten borne off): crashed.
+    assert position_class(board({1: 2, 2: 2, 20: 1}, {19: 2, 10: 13}))[0] == CRASHED
+    # Ten checkers piled on our 1-point leave five in play: crashed as well.
+    assert position_class(board({1: 10, 8: 3, 20: 2}, {19: 2, 10: 13}))[0] == CRASHED
+
+
+def test_position_class_agrees_with_gnubg_on_the_dev_positions():
+    rows = [json.loads(line) for line in DATA.read_text().splitlines()]
+    classes = position_class(np.stack([board_from_position_id(r["position_id"]) for r in rows]))
+    gnubg = [{"bearoff": "race"}.get(r["class"], r["class"]) for r in rows]  # bear-offs are races to us
+    assert [CLASS_NAMES[c] for c in classes] == gnubg

@@ -1,0 +1,263 @@
+"""Improve a model on targets from its own search: one supervised generation. Read it top to bottom.
+
+    python -m training.distill --model runs/strong/td/model.pt --out runs/strong/gen1
+
+A generation has three steps, each saved as it finishes so that a killed run resumes
+where it stopped (``--resume`` is implied: finished steps are never redone):
+
+1. **Positions** (``positions.npy``): self-play games of the current model at 0-ply,
+   with a share of moves played at random so that the positions cover more than the
+   model's own habits. Every position on roll that is not already decided is kept,
+   each one once.
+2. **Labels** (``labels.npy``): each position's distribution over the six results for
+   the player on roll, from the model's own ``plies``-deep search
+   (:func:`engine.analysis.position_probs`), bear-offs answered by the exact databases.
+   Labelling runs in chunks; finished chunks are kept in ``labels.partial.npz``.
+3. **Fit** (``model.pt``): supervised cross-entropy from the labels to each class net's
+   softmax, starting from the current weights; a share of the positions is held out,
+   and each net keeps the epoch with its lowest held-out divergence from the labels.
+
+Targets come only from our own nets and searches: the model teaches its next version
+what its search already knows. ``log.jsonl`` records every step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from engine.analysis import position_probs
+from engine.bearoff import WithBearoff
+from engine.board import CLASS_NAMES, flip, position_class
+from engine.evaluator import evaluator_policy
+from engine.game import play_games, random_policy, result_points
+from models.network import NetEvaluator, gnubg_to_results, load_payload, model_from_payload, save_weights
+
+
+@dataclass
+class DistillConfig:
+    positions: int = 100_000  # positions collected and labelled
+    explore: float = 0.1  # share of moves played at random while collecting
+    plies: int = 1  # search depth of the labels
+    epochs: int = 12
+    batch: int = 512
+    lr: float = 5e-4  # Adam
+    holdout: float = 0.1  # share of positions kept out of training to choose the epoch
+    seed: int = 1
+    threads: int = 1  # torch CPU threads
+    chunk: int = 500  # positions labelled per step
+
+
+def append_log(path: Path, record: dict) -> None:
+    with open(path, "a") as f:
+        f.write(json.dumps(record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def save_array(path: Path, array: np.ndarray) -> None:
+    """``np.save`` through a temporary file and a rename: never a half-written file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.save(f, array)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+# -- 1. positions ------------------------------------------------------------------------------
+
+
+def collect_positions(evaluator, count: int, explore: float, seed: int, progress: bool = True) -> np.ndarray:
+    """``count`` distinct undecided positions on roll from self-play of ``evaluator`` with random moves mixed in."""
+    rng = np.random.default_rng(seed)
+    greedy, wander = evaluator_policy(evaluator), random_policy(rng)
+    seen: dict[bytes, np.ndarray] = {}
+
+    def collecting(afterstates) -> np.ndarray:
+        choice = greedy(afterstates)
+        random_move = rng.random(len(choice)) < explore
+        if random_move.any():
+            choice[random_move] = wander(afterstates)[random_move]
+        after = afterstates.boards[choice]
+        for board in flip(after[result_points(after, 15) == 0]):
+            seen.setdefault(board.tobytes(), board)
+        return choice
+
+    bar = tqdm(total=count, unit="pos", desc="positions", disable=not progress)
+    batch = 0
+    while len(seen) < count:
+        before = len(seen)
+        play_games((collecting, collecting), 500, seed=int(rng.integers(2**31)) + batch)
+        bar.update(min(len(seen), count) - before)
+        batch += 1
+    bar.close()
+    boards = np.stack(list(seen.values()))
+    return boards[rng.permutation(len(boards))[:count]]  # a random sample: not only the first games' openings
+
+
+# -- 2. labels ---------------------------------------------------------------------------------
+
+
+def label_positions(evaluator, boards: np.ndarray, plies: int, chunk: int, partial: Path,
+                    progress: bool = True) -> np.ndarray:
+    """(N, 6) result distributions from ``plies``-deep search, in chunks saved to ``partial`` as they finish."""
+    done = np.load(partial)["labels"] if partial.exists() else np.zeros((0, 6), np.float32)
+    labels = [done]
+    bar = tqdm(total=len(boards), initial=len(done), unit="pos", desc=f"labels ({plies}-ply)", disable=not progress)
+    for start in range(len(done), len(boards), chunk):
+        probs = position_probs(evaluator, boards[start:start + chunk], plies)
+        labels.append(gnubg_to_results(probs))
+        bar.update(len(labels[-1]))
+        tmp = partial.with_name(partial.name + ".tmp.npz")
+        np.savez(tmp, labels=np.concatenate(labels))
+        os.replace(tmp, partial)
+    bar.close()
+    return np.concatenate(labels)
+
+
+# -- 3. fit ------------------------------------------------------------------------------------
+
+
+def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    return -(targets * torch.log_softmax(logits, dim=-1)).sum(dim=1).mean()
+
+
+def divergence(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """KL(targets || net): the cross-entropy less the targets' own entropy, 0 when the net matches them."""
+    entropy = -(targets * torch.log(targets.clamp_min(1e-12))).sum(dim=1).mean()
+    return soft_cross_entropy(logits, targets) - entropy
+
+
+def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, log: Path | None = None,
+        progress: bool = True) -> dict:
+    """Train each class net of ``model`` on its positions; each keeps its epoch with the lowest held-out divergence.
+
+    Returns the held-out divergence from the labels (:func:`divergence`) before and after,
+    per net and overall.
+    """
+    rng = np.random.default_rng(config.seed)
+    order = rng.permutation(len(boards))
+    n_val = max(1, int(len(boards) * config.holdout))
+    val = order[:n_val]
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    device = model.device
+    data = {}  # net name -> (x_train, y_train, x_val, y_val), inputs encoded once
+    for name, rows in model.route(boards):
+        net = model.nets[name]
+        in_val = np.isin(rows, val)
+        x, y = net.encode(boards[rows]), torch.from_numpy(labels[rows]).to(device)
+        mask = torch.from_numpy(in_val).to(device)
+        data[name] = (x[~mask], y[~mask], x[mask], y[mask])
+
+    @torch.no_grad()
+    def held_out() -> dict[str, float]:
+        model.eval()
+        losses = {name: divergence(model.nets[name](xv), yv).item() for name, (_, _, xv, yv) in data.items()
+                  if len(xv)}
+        sizes = {name: len(d[2]) for name, d in data.items()}
+        losses["all"] = sum(losses[k] * sizes[k] for k in losses) / max(sum(sizes[k] for k in losses), 1)
+        return losses
+
+    def snapshot(name: str) -> dict:
+        return {k: v.clone() for k, v in model.nets[name].state_dict().items()}
+
+    start = held_out()
+    best = {name: (start[name], snapshot(name)) for name in data if name in start}
+    for epoch in tqdm(range(1, config.epochs + 1), unit="epoch", desc="fit", disable=not progress):
+        model.train()
+        train_loss = []
+        for name, (xt, yt, _, _) in data.items():
+            perm = torch.randperm(len(xt), device=device)
+            for i in range(0, len(xt), config.batch):
+                idx = perm[i:i + config.batch]
+                loss = soft_cross_entropy(model.nets[name](xt[idx]), yt[idx])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                train_loss.append(loss.item())
+        losses = held_out()
+        if log is not None:
+            append_log(log, {"step": "fit", "epoch": epoch, "train_loss": float(np.mean(train_loss)), "held_out": losses})
+        for name in best:
+            if losses[name] < best[name][0]:
+                best[name] = (losses[name], snapshot(name))
+    for name, (_, state) in best.items():  # each net keeps its own best epoch
+        model.nets[name].load_state_dict(state)
+    return {"held_out_before": start, "held_out_after": held_out()}
+
+
+# -- one generation ------------------------------------------------------------------------------
+
+
+def generation(model_path: Path, out: Path, config: DistillConfig, progress: bool = True) -> Path:
+    """Run (or finish) one generation from ``model_path`` into ``out``; returns ``out / 'model.pt'``."""
+    out.mkdir(parents=True, exist_ok=True)
+    log, weights = out / "log.jsonl", out / "model.pt"
+    if weights.exists():
+        return weights
+    (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    payload = load_payload(model_path)
+    model = model_from_payload(payload, str(model_path))
+    evaluator = WithBearoff(NetEvaluator(model))
+
+    positions_file = out / "positions.npy"
+    if not positions_file.exists():
+        started = time.perf_counter()
+        boards = collect_positions(evaluator, config.positions, config.explore, config.seed, progress)
+        save_array(positions_file, boards)
+        classes = np.bincount(position_class(boards), minlength=len(CLASS_NAMES))
+        append_log(log, {"step": "positions", "count": len(boards), "seconds": round(time.perf_counter() - started, 1),
+                         **{name: int(n) for name, n in zip(CLASS_NAMES, classes)}})
+    boards = np.load(positions_file)
+
+    labels_file = out / "labels.npy"
+    if not labels_file.exists():
+        started = time.perf_counter()
+        labels = label_positions(evaluator, boards, config.plies, config.chunk, out / "labels.partial.npz", progress)
+        save_array(labels_file, labels)
+        (out / "labels.partial.npz").unlink(missing_ok=True)
+        append_log(log, {"step": "labels", "plies": config.plies, "count": len(labels),
+                         "seconds": round(time.perf_counter() - started, 1)})
+    labels = np.load(labels_file)
+
+    started = time.perf_counter()
+    result = fit(model, boards, labels, config, log, progress)
+    append_log(log, {"step": "fitted", "seconds": round(time.perf_counter() - started, 1), **result})
+    meta = dict(payload.get("meta", {}))
+    meta.setdefault("stages", [])
+    meta["stages"] = list(meta["stages"]) + [{"distill": asdict(config), **result}]
+    save_weights(weights, model, **meta)
+    return weights
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m training.distill", description=__doc__.split("\n")[0])
+    for name, value in asdict(DistillConfig()).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value, help=f"(default {value})")
+    parser.add_argument("--model", type=Path, required=True, help="weights to start from (and to label with)")
+    parser.add_argument("--out", type=Path, required=True, help="generation folder")
+    parser.add_argument("--no-progress", action="store_true")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    config = DistillConfig(**{k: getattr(args, k) for k in asdict(DistillConfig())})
+    weights = generation(args.model, args.out, config, progress=not args.no_progress)
+    print(f"weights: {weights}\nlog: {args.out / 'log.jsonl'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,96 @@
+"""Training recipes: one command that reproduces a model from random weights, resumable.
+
+    gammon train --recipe strong --out runs/strong     # the shipped model; run again after a kill
+
+A recipe is a list of stages run one after another, each in its own folder of ``--out``:
+
+1. ``td``: TD(0) self-play from random weights (:mod:`training.train`), one net per
+   position class with the knowledge-carrying inputs of :mod:`models.features`.
+2. ``gen1``, ``gen2``, ...: supervised generations (:mod:`training.distill`): positions
+   from the current model's self-play, labelled by its own 1-ply search, fitted.
+
+A stage whose ``model.pt`` exists is done and is skipped; an unfinished one resumes
+(the TD stage from its checkpoint, a generation from its last saved step). After each
+stage the model plays 2,000 duplicate games against pubeval; ``OUT/log.jsonl`` gets the
+result with the stage's cost, ``OUT/curve.svg`` draws them, and the last stage's weights
+are copied to ``OUT/model.pt``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from models.network import load_weights
+from training.distill import DistillConfig, append_log, generation
+from training.train import Config, evaluate_vs_pubeval, train
+
+
+@dataclass
+class Recipe:
+    td: Config
+    generations: list[DistillConfig] = field(default_factory=list)
+    eval_games: int = 2_000
+
+
+RECIPES = {
+    # The shipped model (models/default.md): about 30 minutes of TD and 10 per generation on 2 cores.
+    "strong": Recipe(
+        td=Config(games=300_000, threads=1, seed=1),
+        generations=[DistillConfig(positions=100_000, seed=11), DistillConfig(positions=100_000, seed=12)],
+    ),
+    # A few seconds of each stage, for the tests and for trying the pipeline out.
+    "tiny": Recipe(
+        td=Config(games=1_000, parallel=64, threads=1, seed=1, checkpoint_every=500, eval_every=1_000, eval_games=100),
+        generations=[DistillConfig(positions=600, epochs=3, chunk=200, seed=11)],
+        eval_games=100,
+    ),
+}
+
+
+def read_log(path: Path) -> list[dict]:
+    """The records of a JSONL log; a line cut short by a crash is skipped (its step is redone)."""
+    rows = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue
+    return rows
+
+
+def run_recipe(name: str, out: Path, progress: bool = True) -> Path:
+    """Run (or resume) recipe ``name`` into ``out``; returns the final weights ``out / 'model.pt'``."""
+    if name not in RECIPES:
+        raise ValueError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
+    recipe = RECIPES[name]
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / "log.jsonl"
+    done = {row["stage"] for row in read_log(log)}
+
+    stages = [("td", None)] + [(f"gen{i}", g) for i, g in enumerate(recipe.generations, 1)]
+    weights = None
+    for index, (stage, distill) in enumerate(stages):
+        folder = out / stage
+        if distill is None:
+            weights = folder / "model.pt"
+            if not weights.exists():
+                resume = (folder / "checkpoint.pt").exists()
+                weights = train(recipe.td, folder, resume=resume, progress=progress)
+            config = asdict(recipe.td)
+        else:
+            weights = generation(weights, folder, distill, progress=progress)
+            config = asdict(distill)
+        if stage not in done:
+            rows = read_log(folder / "log.jsonl")  # TD logs its running time, a generation each step's
+            seconds = max((r.get("elapsed_s", 0) for r in rows), default=0) + sum(r.get("seconds", 0) for r in rows)
+            result = evaluate_vs_pubeval(load_weights(weights), recipe.eval_games)
+            append_log(log, {"stage": stage, "stage_index": index, "seconds": seconds, "config": config, "eval": result})
+    shutil.copyfile(weights, out / "model.pt.tmp")
+    (out / "model.pt.tmp").replace(out / "model.pt")
+    from training.curve import write_curve
+
+    write_curve(log, out / "curve.svg", x_key="stage_index", x_label="stage (0 = TD self-play, then each generation)")
+    return out / "model.pt"
