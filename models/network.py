@@ -103,9 +103,6 @@ class ClassNets(nn.Module):
             out[torch.from_numpy(rows).to(self.device)] = net(net.encode(boards[rows]))
         return out
 
-    def describe(self) -> str:
-        return ", ".join(f"{name}: {net.encoding} -> {'-'.join(map(str, net.hidden))}" for name, net in self.nets.items())
-
 
 def build_model(spec: str, hidden: tuple[int, ...]) -> ClassNets:
     """A fresh model from a spec like ``contact=contact-v1,race=race-v1`` (or ``all=tesauro198+race``)."""
@@ -240,6 +237,9 @@ def model_from_payload(payload: dict, source: str = "weights") -> ClassNets:
         specs = {"all": payload} if payload["version"] == 1 else payload["nets"]
         nets = {}
         for name, spec in specs.items():
+            declared = [spec["state_dict"][f"layers.{2 * i}.weight"].shape[0] for i in range(len(spec["hidden"]))]
+            if list(spec["hidden"]) != declared:  # checked before allocating what the header claims
+                raise ValueError(f"net {name!r} declares hidden layers {list(spec['hidden'])} but holds {declared}")
             net = TDNet(spec["encoding"], tuple(spec["hidden"]))
             net.load_state_dict(spec["state_dict"])
             nets[name] = net

@@ -132,9 +132,12 @@ def test_a_damaged_model_file_gets_a_clear_error(tmp_path):
     payload = torch.load(tmp_path / "m.pt", weights_only=True)
     payload["nets"]["race"]["state_dict"]["layers.0.weight"] = torch.zeros(8, 5)
     torch.save(payload, tmp_path / "wrong_shape.pt")
+    payload = torch.load(tmp_path / "m.pt", weights_only=True)
+    payload["nets"]["contact"]["hidden"] = [2_000_000]  # a header that would allocate gigabytes
+    torch.save(payload, tmp_path / "huge.pt")
     data = (tmp_path / "m.pt").read_bytes()
     (tmp_path / "cut.pt").write_bytes(data[: len(data) // 3])
-    for name in ("no_race.pt", "wrong_shape.pt"):
+    for name in ("no_race.pt", "wrong_shape.pt", "huge.pt"):
         with pytest.raises(WeightsError, match="do not fit"):
             load_weights(tmp_path / name)
     with pytest.raises(WeightsError, match="not a readable"):

@@ -59,6 +59,17 @@ def test_a_truncated_checkpoint_is_reported_not_loaded(tmp_path):
         train(tiny(), tmp_path / "empty", resume=True, progress=False)
 
 
+def test_a_checkpoint_missing_a_field_is_reported_not_a_crash(tmp_path):
+    train(tiny(games=30), tmp_path / "run", progress=False)
+    checkpoint = tmp_path / "run" / "checkpoint.pt"
+    state = torch.load(checkpoint, weights_only=True)
+    del state["optimizer"]
+    state["config"]["no_such_option"] = 1
+    torch.save(state, checkpoint)
+    with pytest.raises(WeightsError, match="lacks or garbles a field"):
+        train(tiny(), tmp_path / "run", resume=True, progress=False)
+
+
 def test_a_fresh_run_will_not_overwrite_a_run_in_progress(tmp_path):
     train(tiny(games=30), tmp_path / "run", progress=False)
     with pytest.raises(WeightsError, match="already holds a training run"):

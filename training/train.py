@@ -158,16 +158,20 @@ class Trainer:
                                "it may be truncated") from None
         if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
             raise WeightsError(f"{str(path)!r} is not a gammon training checkpoint")
-        config = Config(**state["config"])
-        if games is not None:
-            config.games = games
-        trainer = cls(config)
-        trainer.model.load_state_dict(state["model"])
-        trainer.optimizer.load_state_dict(state["optimizer"])
-        trainer.rng.bit_generator.state = json.loads(state["numpy_rng"])
-        torch.set_rng_state(state["torch_rng"])
-        trainer.boards = state["boards"].numpy().copy()
-        trainer.games_done, trainer.plies, trainer.elapsed = state["games_done"], state["plies"], state["elapsed"]
+        try:
+            config = Config(**state["config"])
+            if games is not None:
+                config.games = games
+            trainer = cls(config)
+            trainer.model.load_state_dict(state["model"])
+            trainer.optimizer.load_state_dict(state["optimizer"])
+            trainer.rng.bit_generator.state = json.loads(state["numpy_rng"])
+            torch.set_rng_state(state["torch_rng"])
+            trainer.boards = state["boards"].numpy().copy()
+            trainer.games_done, trainer.plies, trainer.elapsed = state["games_done"], state["plies"], state["elapsed"]
+        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
+            detail = (str(exc).splitlines() or [""])[0]
+            raise WeightsError(f"checkpoint {str(path)!r} lacks or garbles a field ({type(exc).__name__}: {detail})") from None
         return trainer
 
 
