@@ -2,9 +2,11 @@
 
     python benchmarks/selfplay.py                     # 3 rounds of 20 s each side
     python benchmarks/selfplay.py --seconds 5 --rounds 1 --parallel 64 --threads 1 --json
+    python benchmarks/selfplay.py --nets all=tesauro198+race     # one net on Tesauro's inputs only
 
 Ours: :class:`training.train.Trainer` with the default :class:`~training.train.Config`
-(``--parallel`` games side by side; ``--threads`` overrides its torch thread count):
+(``--parallel`` games side by side; ``--threads`` overrides its torch thread count;
+``--nets`` its nets and their inputs, by default one per class with the knowledge features):
 every ply moves all games and takes one TD step.
 All games start together, so finishes come in waves at first; the timing starts after
 a warm-up of at least ``--warmup-plies`` plies and ``--parallel`` finished games (one
@@ -157,14 +159,15 @@ def trainer_round(trainer, seconds: float) -> tuple[int, int, float]:
 # --------------------------------------------------------------------------- the run
 
 
-def measure(seconds: float, rounds: int, parallel: int, threads: int, warmup_plies: int, seed: int) -> dict:
+def measure(seconds: float, rounds: int, parallel: int, threads: int, warmup_plies: int, seed: int,
+            nets: str) -> dict:
     from training.train import Config, Trainer
 
     try:
         import gnubg_nn
     except ImportError:
         gnubg_nn = None
-    config = Config(parallel=parallel, threads=threads)
+    config = Config(parallel=parallel, threads=threads, nets=nets)
     trainer = Trainer(config)
     plies, games, taken = warm_up(trainer, warmup_plies, parallel)
     report = {
@@ -204,12 +207,14 @@ def main(argv=None) -> int:
                         help=f"games side by side in our trainer (default {defaults.parallel})")
     parser.add_argument("--threads", type=int, default=defaults.threads,
                         help=f"torch threads (default {defaults.threads}; 1 is far faster on a busy machine)")
+    parser.add_argument("--nets", default=defaults.nets, help=f"the trainer's nets (default {defaults.nets})")
     parser.add_argument("--warmup-plies", type=int, default=50, help="least warm-up plies before timing (default 50)")
     parser.add_argument("--seed", type=int, default=1, help="dice seed of the gnubg games (default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     report = {"machine": f"{platform.machine()} {platform.processor() or ''}".strip(), "cpus": os.cpu_count(),
-              **measure(args.seconds, args.rounds, args.parallel, args.threads, args.warmup_plies, args.seed)}
+              **measure(args.seconds, args.rounds, args.parallel, args.threads, args.warmup_plies, args.seed,
+                        args.nets)}
     if args.json:
         print(json.dumps(report))
         return 0
@@ -217,7 +222,7 @@ def main(argv=None) -> int:
     print(f"{args.rounds} interleaved rounds of {args.seconds:g} s; our warm-up {warm['plies']} plies, "
           f"{warm['games']} games, {warm['seconds']:.1f} s")
     rates = [r["games_per_s"] for r in report["ours"]]
-    print(f"ours  trainer, parallel {args.parallel:>4}, {args.threads} thread(s)  : "
+    print(f"ours  trainer ({args.nets}), parallel {args.parallel:>4}, {args.threads} thread(s)  : "
           f"{report['ours_games_per_s']:>9,.1f} games/s (median; {min(rates):,.1f}-{max(rates):,.1f})")
     if "gnubg" in report:
         rates = [r["games_per_s"] for r in report["gnubg"]]

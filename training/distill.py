@@ -47,7 +47,7 @@ class DistillConfig:
     positions: int = 100_000  # positions collected and labelled
     explore: float = 0.1  # share of moves played at random while collecting
     plies: int = 1  # search depth of the labels
-    epochs: int = 12
+    epochs: int = 40
     batch: int = 512
     lr: float = 5e-4  # Adam
     holdout: float = 0.1  # share of positions kept out of training to choose the epoch

@@ -36,10 +36,10 @@ class Recipe:
 
 
 RECIPES = {
-    # The shipped model (models/default.md): about 30 minutes of TD and 10 per generation on 2 cores.
+    # The shipped model (models/default.md): about 33 minutes of TD, then about 5 per generation, on 2 cores.
     "strong": Recipe(
         td=Config(games=300_000, threads=1, seed=1),
-        generations=[DistillConfig(positions=100_000, seed=10 + i) for i in range(1, 4)],
+        generations=[DistillConfig(positions=100_000, seed=10 + i) for i in range(1, 6)],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
     "tiny": Recipe(
