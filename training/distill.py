@@ -53,6 +53,7 @@ class DistillConfig:
     holdout: float = 0.1  # share of positions kept out of training to choose the epoch
     seed: int = 1
     threads: int = 1  # torch CPU threads
+    device: str = "auto"  # where the nets run (labels and fit): auto (a GPU when present), cpu, cuda
     chunk: int = 500  # positions labelled per step
 
 
@@ -209,6 +210,7 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     torch.manual_seed(config.seed)
     payload = load_payload(model_path)
     model = model_from_payload(payload, str(model_path))
+    model.to(torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto" else config.device))
     evaluator = WithBearoff(NetEvaluator(model))
 
     positions_file = out / "positions.npy"
