@@ -521,6 +521,9 @@ def main(argv=None) -> int:
     except ValueError as exc:  # BoardError, FormatError, MoveError: the user's input
         print(f"gammon {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`gammon hint ... | head`): end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,17 @@ def test_installed_console_script_shows_help():
     assert "demo" in out.stdout and "moves" in out.stdout
 
 
+def test_a_closed_pipe_ends_quietly():
+    """`gammon moves ... | head -1`: the reader leaves early; no traceback, exit 0."""
+    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "engine.cli"]
+    proc = subprocess.Popen([*command, "moves", "4HPwATDgc/ABMA", "--dice", "31"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()  # the reader goes away before the output is done
+    assert proc.wait(timeout=60) == 0
+    assert proc.stderr.read() == b""
+
+
 def test_demo_draws_the_board_and_reports_the_result(capsys):
     assert main(["demo", "--seed", "2"]) == 0
     out = capsys.readouterr().out
