@@ -524,6 +524,10 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # the reader went away (`gammon hint ... | head`): end quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
         return 0
+    except OSError as exc:  # a path that cannot be read or written: the user's to fix, one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"gammon {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

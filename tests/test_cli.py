@@ -124,3 +124,18 @@ def test_match_command_plays_duplicate_cubeful_games_and_matches(capsys):
     assert money["ppg"] > 0 and money["ci95"][0] <= money["ppg"] <= money["ci95"][1]
     assert main(["match", "heuristic", "random", "--length", "3", "--matches", "10", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["match_win_rate"] > 0.5
+
+
+def test_bad_training_options_and_unusable_paths_get_one_line(capsys, tmp_path):
+    (tmp_path / "a-file").write_text("not a folder")
+    cases = [
+        (["train", "--threads", "0", "--out", str(tmp_path / "a")], "--threads must be at least 1"),
+        (["train", "--lr", "-1", "--out", str(tmp_path / "b")], "--lr must be positive"),
+        (["train", "--device", "tpu", "--out", str(tmp_path / "c")], "--device is auto, cpu or cuda"),
+        (["train", "--out", str(tmp_path / "a-file" / "run"), "--games", "10"], "Not a directory"),
+        (["show", "4HPwATDgc/ABMA", "--svg", str(tmp_path / "no-such-dir" / "x.svg")], "No such file or directory"),
+    ]
+    for argv, fragment in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert fragment in err and len(err.splitlines()) == 1, (argv, err)

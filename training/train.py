@@ -51,6 +51,18 @@ class Config:
     eval_every: int = 25_000  # games between evaluations against pubeval
     eval_games: int = 2_000  # duplicate-dice games per evaluation (even)
 
+    def check(self) -> None:
+        """ValueError naming the first option out of range."""
+        for name in ("games", "parallel", "hidden", "threads", "checkpoint_every", "eval_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1; got {getattr(self, name)}")
+        if not self.lr > 0:
+            raise ValueError(f"--lr must be positive; got {self.lr}")
+        if self.eval_games % 2 or self.eval_games < 4:
+            raise ValueError("--eval-games must be even and at least 4 (duplicate dice play games in pairs)")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"--device is auto, cpu or cuda; got {self.device!r}")
+
 
 CHECKPOINT_FORMAT = "gammon-checkpoint"
 
@@ -278,8 +290,7 @@ def main(argv=None) -> int:
         return 0
     chosen = {k: getattr(args, k) for k in asdict(Config()) if getattr(args, k) is not None}
     config = Config(**chosen)
-    if config.eval_games % 2 or config.eval_games < 4:
-        raise ValueError("--eval-games must be even and at least 4 (duplicate dice play games in pairs)")
+    config.check()
     weights = train(config, args.out, resume=args.resume, progress=not args.no_progress, games_override=args.games)
     print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
     return 0
