@@ -18,6 +18,22 @@ from .board import VARIANTS, BoardError, flip, render, variant_checkers
 from .formats import parse_position
 
 
+def _at_least(low: int, multiple: int = 1):
+    """An argparse type: an integer >= ``low`` (and a multiple of ``multiple``), else one line saying so."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or value % multiple:
+            rule = f"at least {low}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
+            raise argparse.ArgumentTypeError(f"must be {rule}; got {value}")
+        return value
+
+    return parse
+
+
 def _dice(text: str) -> tuple[int, int]:
     digits = [c for c in text if c.isdigit()]
     if len(digits) != 2 or not all("1" <= c <= "6" for c in digits):
@@ -448,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--json", action="store_true")
         if name == "hint":
             command.add_argument("--dice", type=_dice, help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
-            command.add_argument("--top", type=int, default=10, help="moves to show (default 10)")
+            command.add_argument("--top", type=_at_least(1), default=10, help="moves to show (default 10)")
         if name in ("hint", "cube"):
             command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")
             command.add_argument("--out", help="where --batch writes its JSON Lines results")
@@ -456,8 +472,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     roll = sub.add_parser("rollout", help="roll a position out (cubeless, or --cubeful), the net playing both sides")
     roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
-    roll.add_argument("--games", type=int, default=1296, help="games (a multiple of 36; default 1296)")
-    roll.add_argument("--truncate", type=int, default=None, help="stop after N turns and score with the net")
+    roll.add_argument("--games", type=_at_least(36, 36), default=1296, help="games (a multiple of 36; default 1296)")
+    roll.add_argument("--truncate", type=_at_least(1), default=None, help="stop after N turns and score with the net")
     roll.add_argument("--cubeful", action="store_true", help="money rollout with the cube (the position's cube state)")
     roll.add_argument("--seed", type=int, default=0)
     _model_option(roll)
@@ -481,7 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--matches", type=int, default=100, help="matches with --length, an even number (default 100)")
     match.add_argument("--jacoby", action="store_true", help="money: gammons count single until the cube is turned")
     match.add_argument("--beavers", action="store_true", help="money: a doubled player may beaver")
-    match.add_argument("--automatic-doubles", type=int, default=0, help="money: automatic doubles per game (default 0)")
+    match.add_argument("--automatic-doubles", type=_at_least(0), default=0, help="money: automatic doubles per game (default 0)")
     match.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
     match.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth of A (and B; default 0)")
     match.add_argument("--b-ply", type=int, default=None, choices=range(0, 3), help="move search depth of B if different")

@@ -139,3 +139,15 @@ def test_bad_training_options_and_unusable_paths_get_one_line(capsys, tmp_path):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err.strip()
         assert fragment in err and len(err.splitlines()) == 1, (argv, err)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["hint", "4HPwATDgc/ABMA", "--dice", "31", "--top", "0"], "--top: must be at least 1"),
+    (["rollout", "4HPwATDgc/ABMA", "--truncate", "0"], "--truncate: must be at least 1"),
+    (["rollout", "4HPwATDgc/ABMA", "--games", "37"], "--games: must be at least 36 and a multiple of 36"),
+    (["match", "pubeval", "random", "--automatic-doubles", "-1"], "--automatic-doubles: must be at least 0"),
+])
+def test_out_of_range_options_are_refused(capsys, argv, fragment):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and fragment in capsys.readouterr().err
