@@ -11,6 +11,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 import time
 
@@ -34,11 +35,14 @@ def _at_least(low: int, multiple: int = 1):
     return parse
 
 
+_DICE = re.compile(r"\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*", re.ASCII)
+
+
 def _dice(text: str) -> tuple[int, int]:
-    digits = [c for c in text if c.isdigit()]
-    if len(digits) != 2 or not all("1" <= c <= "6" for c in digits):
-        raise argparse.ArgumentTypeError(f"dice are two digits 1..6 like 64 or 6-4; got {text!r}")
-    return int(digits[0]), int(digits[1])
+    match = _DICE.fullmatch(text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"dice are two digits 1..6 like 64, 6-4 or 6,4; got {text!r}")
+    return int(match[1]), int(match[2])
 
 
 def cmd_show(args) -> int:

@@ -75,7 +75,7 @@ def format_move(board, steps) -> str:
     return " ".join(words)
 
 
-_TOKEN = re.compile(r"\s*(?:(bar|ba|b)|(off|of|o)|(\d+)|(/)|(\*)|\((\d+)\)|(,))", re.IGNORECASE)
+_TOKEN = re.compile(r"\s*(?:(bar|ba|b)|(off|of|o)|(\d+)|(/)|(\*)|\((\d+)\)|(,))", re.IGNORECASE | re.ASCII)
 
 
 def parse_move(text: str) -> list[tuple[int, int]]:

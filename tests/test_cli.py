@@ -151,3 +151,13 @@ def test_out_of_range_options_are_refused(capsys, argv, fragment):
     with pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 2 and fragment in capsys.readouterr().err
+
+
+def test_dice_are_two_digits_one_to_six(capsys):
+    for text in ("64", "6-4", "6,4", "6 4"):
+        assert main(["moves", "4HPwATDgc/ABMA", "--dice", text]) == 0
+        assert "24/14" in capsys.readouterr().out
+    for text in ("x6y4", "6x4", "7-7", "0-3", "\u0666\u0664", "644"):
+        with pytest.raises(SystemExit) as stop:
+            main(["moves", "4HPwATDgc/ABMA", "--dice", text])
+        assert stop.value.code == 2 and "dice are two digits" in capsys.readouterr().err

@@ -68,6 +68,7 @@ def test_parse_accepts_what_people_type():
         ("8/5(9)", "1 to 4 times"),
         ("hello", "cannot read"),
         ("24", "no destination"),
+        ("\u0668/\u0665 \u0666/\u0665", "cannot read"),  # Arabic-Indic digits are not point numbers
     ],
 )
 def test_parse_errors_name_the_problem(text, fragment):
