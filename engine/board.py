@@ -1,7 +1,7 @@
 """The one board layout used end to end, and the small exact helpers around it.
 
-A board is 26 small integers seen from the side to move (the *mover*), the layout of
-``../shared/data/README.md`` and of GNU Backgammon's own numbering:
+A board is 26 small integers seen from the side to move (the *mover*), in GNU
+Backgammon's own numbering (also the layout of the reference data in ``tests/data``):
 
 ==========  ==============================================================
 index       meaning

@@ -43,6 +43,13 @@ def cubeless_equity(probs: np.ndarray) -> np.ndarray:
     return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
 
 
+def exclusive_results(probs: np.ndarray) -> np.ndarray:
+    """(..., 5) gnubg probabilities -> (..., 6) chances of the exclusive results: win 1, 2, 3, lose 1, 2, 3 points."""
+    p = np.asarray(probs, dtype=np.float64)
+    win, wg, wbg, lg, lbg = (p[..., k] for k in range(5))
+    return np.stack([win - wg, wg - wbg, wbg, 1.0 - win - lg, lg - lbg, lbg], axis=-1)
+
+
 def afterstate_equity(evaluator: ProbabilityEvaluator, boards: np.ndarray, checkers: int = 15) -> np.ndarray:
     """The mover's cubeless equity of each afterstate: minus the opponent's equity on roll.
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import Cube, CubeDecision, cube_decision
+from .evaluator import exclusive_results
 from .formats import MatchState
 
 MET_PATH = Path(__file__).with_name("data") / "kazaross_xg2.json"
@@ -115,21 +116,14 @@ class MatchScore:
 # -- outcomes and dead-cube match winning chances ---------------------------------------
 
 
-def _outcomes(probs: np.ndarray) -> np.ndarray:
-    """(..., 6) chances of the exclusive results: win 1, 2, 3 and lose 1, 2, 3 (times the cube)."""
-    p = np.asarray(probs, dtype=np.float64)
-    win, wg, wbg, lg, lbg = (p[..., k] for k in range(5))
-    return np.stack([win - wg, wg - wbg, wbg, 1.0 - win - lg, lg - lbg, lbg], axis=-1)
-
-
 def _result_mwcs(score: MatchScore) -> np.ndarray:
-    """(6,) my MWC after each result of ``_outcomes`` on the current cube."""
+    """(6,) my MWC after each result of ``exclusive_results`` (times the current cube)."""
     return np.array([score.after(k * score.cube) for k in (1, 2, 3, -1, -2, -3)])
 
 
 def match_equity_of_probs(probs: np.ndarray, score: MatchScore) -> np.ndarray:
     """Cubeless (dead cube) MWC of the player on roll: each result at the score it leads to."""
-    return _outcomes(probs) @ _result_mwcs(score)
+    return exclusive_results(probs) @ _result_mwcs(score)
 
 
 def to_emg(mwc: np.ndarray | float, score: MatchScore) -> np.ndarray:

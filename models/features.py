@@ -136,11 +136,6 @@ def block_masks(boards) -> np.ndarray:
     return _REVERSE12[ahead]
 
 
-def escapes(boards) -> np.ndarray:
-    """(N, 25) rolls out of 36 that let a mover checker on point 1..25 (25 = bar) escape."""
-    return _sides(boards).escapes
-
-
 def rear_escape(boards) -> np.ndarray:
     """Escapes (out of 36, /36) of the mover's rearmost checker; 1 when none is left."""
     s = _sides(boards)
@@ -152,11 +147,6 @@ def rear_escape(boards) -> np.ndarray:
 def containment(boards) -> np.ndarray:
     """How well the opponent's points hold a mover checker in the back: 1 - min escapes on points 15..24 / 36."""
     return 1.0 - _sides(boards).escapes[:, 14:24].min(axis=1) / 36.0
-
-
-def opponent_rear(boards) -> np.ndarray:
-    """The mover's point of the opponent's rearmost checker (0 = on its bar, 25 = none left)."""
-    return _sides(boards).opponent_rear
 
 
 def _longest_run(held: np.ndarray) -> np.ndarray:

@@ -97,8 +97,12 @@ class ClassNets(nn.Module):
     def logits(self, boards: np.ndarray) -> torch.Tensor:
         """(N, 6) result logits for the player on roll, each board by its class's net."""
         boards = np.asarray(boards)
+        routes = self.route(boards)
+        if len(routes) == 1:  # one net answers the whole batch (always so for ``all``): no scatter
+            net = self.nets[routes[0][0]]
+            return net(net.encode(boards))
         out = torch.zeros(len(boards), 6, device=self.device)
-        for name, rows in self.route(boards):
+        for name, rows in routes:
             net = self.nets[name]
             out[torch.from_numpy(rows).to(self.device)] = net(net.encode(boards[rows]))
         return out
@@ -140,15 +144,6 @@ def results_to_gnubg(results: torch.Tensor) -> torch.Tensor:
     """(N, 6) exclusive-result probabilities -> (N, 5) gnubg probabilities."""
     w1, w2, w3, l1, l2, l3 = results.unbind(-1)
     return torch.stack([w1 + w2 + w3, w2 + w3, w3, l2 + l3, l3], dim=-1)
-
-
-def gnubg_to_results(probs: np.ndarray) -> np.ndarray:
-    """(N, 5) gnubg probabilities -> (N, 6) exclusive results (the inverse of results_to_gnubg)."""
-    p = np.asarray(probs, dtype=np.float64)
-    out = np.stack([p[:, 0] - p[:, 1], p[:, 1] - p[:, 2], p[:, 2],
-                    1.0 - p[:, 0] - p[:, 3], p[:, 3] - p[:, 4], p[:, 4]], axis=1)
-    out = np.clip(out, 0.0, None)
-    return (out / out.sum(1, keepdims=True)).astype(np.float32)
 
 
 class NetEvaluator:
@@ -195,19 +190,21 @@ def save_weights(path: str | Path, model: ClassNets | TDNet, **meta) -> None:
         "saved": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "meta": meta,
     }
-    atomic_torch_save(payload, path)
+    atomic_write(path, lambda f: torch.save(payload, f))
 
 
-def atomic_torch_save(payload, path: Path) -> None:
-    """``torch.save`` that never leaves a half-written file at ``path``."""
+def atomic_write(path: Path, write) -> None:
+    """Call ``write(binary_file)`` and put the result at ``path`` whole or not at all
+    (unique temporary file beside it, fsync, rename): a crash never leaves half a file."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; weights are meant to be shared
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; weights and data are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -10,7 +10,7 @@ from engine.evaluator import evaluator_policy
 from engine.game import duplicate_duel
 from models.baselines import RandomEvaluator
 from models.network import WeightsError, load_weights
-from training.distill import DistillConfig, fit, generation, label_positions
+from training.distill import DistillConfig, generation, label_positions
 from training.recipe import run_recipe
 from training.train import Config, train
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,9 +36,10 @@ from tqdm import tqdm
 from engine.analysis import position_probs
 from engine.bearoff import WithBearoff
 from engine.board import CLASS_NAMES, flip, position_class
-from engine.evaluator import evaluator_policy
+from engine.evaluator import evaluator_policy, exclusive_results
 from engine.game import play_games, random_policy, result_points
-from models.network import NetEvaluator, gnubg_to_results, load_payload, model_from_payload, save_weights
+from models.network import NetEvaluator, atomic_write, load_payload, model_from_payload, save_weights
+from training.train import append_log
 
 
 @dataclass
@@ -57,21 +57,15 @@ class DistillConfig:
     chunk: int = 500  # positions labelled per step
 
 
-def append_log(path: Path, record: dict) -> None:
-    with open(path, "a") as f:
-        f.write(json.dumps(record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def save_array(path: Path, array: np.ndarray) -> None:
-    """``np.save`` through a temporary file and a rename: never a half-written file."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.save(f, array)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """``np.save``, whole or not at all."""
+    atomic_write(path, lambda f: np.save(f, array))
+
+
+def result_labels(probs: np.ndarray) -> np.ndarray:
+    """(N, 5) searched probabilities -> (N, 6) float32 training targets; rounding's tiny negatives clipped away."""
+    labels = np.clip(exclusive_results(probs), 0.0, None)
+    return (labels / labels.sum(1, keepdims=True)).astype(np.float32)
 
 
 # -- 1. positions ------------------------------------------------------------------------------
@@ -115,12 +109,10 @@ def label_positions(evaluator, boards: np.ndarray, plies: int, chunk: int, parti
     labels = [done]
     bar = tqdm(total=len(boards), initial=len(done), unit="pos", desc=f"labels ({plies}-ply)", disable=not progress)
     for start in range(len(done), len(boards), chunk):
-        probs = position_probs(evaluator, boards[start:start + chunk], plies)
-        labels.append(gnubg_to_results(probs))
+        labels.append(result_labels(position_probs(evaluator, boards[start:start + chunk], plies)))
         bar.update(len(labels[-1]))
-        tmp = partial.with_name(partial.name + ".tmp.npz")
-        np.savez(tmp, labels=np.concatenate(labels))
-        os.replace(tmp, partial)
+        so_far = np.concatenate(labels)
+        atomic_write(partial, lambda f: np.savez(f, labels=so_far))
     bar.close()
     return np.concatenate(labels)
 

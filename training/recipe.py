@@ -18,14 +18,12 @@ are copied to ``OUT/model.pt``.
 
 from __future__ import annotations
 
-import json
-import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from models.network import load_weights
-from training.distill import DistillConfig, append_log, generation
-from training.train import Config, evaluate_vs_pubeval, train
+from models.network import atomic_write, load_weights
+from training.distill import DistillConfig, generation
+from training.train import Config, append_log, evaluate_vs_pubeval, read_log, train
 
 
 @dataclass
@@ -48,17 +46,6 @@ RECIPES = {
         eval_games=100,
     ),
 }
-
-
-def read_log(path: Path) -> list[dict]:
-    """The records of a JSONL log; a line cut short by a crash is skipped (its step is redone)."""
-    rows = []
-    for line in path.read_text().splitlines() if path.exists() else []:
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue
-    return rows
 
 
 def run_recipe(name: str, out: Path, progress: bool = True) -> Path:
@@ -88,8 +75,8 @@ def run_recipe(name: str, out: Path, progress: bool = True) -> Path:
             seconds = max((r.get("elapsed_s", 0) for r in rows), default=0) + sum(r.get("seconds", 0) for r in rows)
             result = evaluate_vs_pubeval(load_weights(weights), recipe.eval_games)
             append_log(log, {"stage": stage, "stage_index": index, "seconds": seconds, "config": config, "eval": result})
-    shutil.copyfile(weights, out / "model.pt.tmp")
-    (out / "model.pt.tmp").replace(out / "model.pt")
+    final = weights.read_bytes()
+    atomic_write(out / "model.pt", lambda f: f.write(final))
     from training.curve import write_curve
 
     write_curve(log, out / "curve.svg", x_key="stage_index", x_label="stage (0 = TD self-play, then each generation)")

@@ -32,7 +32,7 @@ from engine.board import flip, starting_board
 from engine.evaluator import evaluator_policy
 from engine.game import best_in_groups, duplicate_duel, opening_rolls, result_points
 from engine.movegen import generate
-from models.network import (POINTS, SWAP_SIDES, NetEvaluator, WeightsError, atomic_torch_save, build_model, load_payload,
+from models.network import (POINTS, SWAP_SIDES, NetEvaluator, WeightsError, atomic_write, build_model, load_payload,
                             model_from_payload, save_weights, seed_from)
 
 
@@ -140,21 +140,19 @@ class Trainer:
         return evaluate_vs_pubeval(NetEvaluator(self.model), self.config.eval_games)
 
     def checkpoint(self, path: Path) -> None:
-        atomic_torch_save(
-            {
-                "format": CHECKPOINT_FORMAT,
-                "config": asdict(self.config),
-                "model": self.model.state_dict(),
-                "optimizer": self.optimizer.state_dict(),
-                "numpy_rng": json.dumps(self.rng.bit_generator.state),
-                "torch_rng": torch.get_rng_state(),
-                "boards": torch.from_numpy(self.boards.copy()),
-                "games_done": self.games_done,
-                "plies": self.plies,
-                "elapsed": self.elapsed,
-            },
-            path,
-        )
+        state = {
+            "format": CHECKPOINT_FORMAT,
+            "config": asdict(self.config),
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "numpy_rng": json.dumps(self.rng.bit_generator.state),
+            "torch_rng": torch.get_rng_state(),
+            "boards": torch.from_numpy(self.boards.copy()),
+            "games_done": self.games_done,
+            "plies": self.plies,
+            "elapsed": self.elapsed,
+        }
+        atomic_write(path, lambda f: torch.save(state, f))
 
     @classmethod
     def resume(cls, path: Path, games: int | None = None) -> "Trainer":
@@ -194,20 +192,25 @@ def append_log(path: Path, record: dict) -> None:
         os.fsync(f.fileno())
 
 
+def read_log(path: Path) -> list[dict]:
+    """The records of a JSONL log; a line cut short by a crash is skipped (its step is redone)."""
+    rows = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
 def truncate_log(path: Path, games: int) -> None:
     """Drop log lines written after the checkpoint we resume from (they will be redone)."""
     if not path.exists():
         return
-    kept = []
-    for line in path.read_text().splitlines():
-        try:
-            if json.loads(line)["games"] <= games:
-                kept.append(line)
-        except (ValueError, KeyError, TypeError):  # a line cut short by a crash: it will be redone
-            continue
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(line + "\n" for line in kept))
-    os.replace(tmp, path)
+    kept = [row for row in read_log(path) if isinstance(row.get("games"), int) and row["games"] <= games]
+    atomic_write(path, lambda f: f.write("".join(json.dumps(row) + "\n" for row in kept).encode()))
 
 
 def train(config: Config, out: Path, resume: bool = False, progress: bool = True, games_override: int | None = None) -> Path:
