@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import flip, is_race, mover_counts, opponent_counts, pip_counts
-from .evaluator import ProbabilityEvaluator, cubeless_equity
+from .evaluator import ProbabilityEvaluator
 from .game import best_in_groups, result_points
 from .movegen import generate
+from .probability import afterstate_probs, cubeless_equity, swap_sides
 
 # The 21 distinct rolls and their chances out of 36.
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
@@ -34,18 +35,6 @@ ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 FILTER_MOVES, FILTER_MARGIN = 8, 0.16
 
 
-def swap_sides(probs: np.ndarray) -> np.ndarray:
-    """The same probabilities seen by the other player."""
-    p = np.asarray(probs, dtype=np.float64)
-    return np.stack([1.0 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
-
-
-def outcome_probs(points: np.ndarray) -> np.ndarray:
-    """Probabilities of a decided game won by 1, 2 or 3 points."""
-    points = np.asarray(points)
-    return np.stack([points >= 1, points >= 2, points >= 3, 0 * points, 0 * points], axis=-1).astype(np.float64)
-
-
 def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
     """(N, 5) probabilities for the player on roll of each board, evaluated at ``plies``."""
     boards = np.asarray(boards)
@@ -53,21 +42,15 @@ def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64).reshape(len(boards), 5)
     n = len(boards)
     afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False)
-    static = afterstate_probs(evaluator, afterstates.boards, 0)
+    static = searched_afterstates(evaluator, afterstates.boards, 0)
     best = best_in_groups(cubeless_equity(static), afterstates.offsets)
-    chosen = static[best] if plies == 1 else afterstate_probs(evaluator, afterstates.boards[best], plies - 1)
+    chosen = static[best] if plies == 1 else searched_afterstates(evaluator, afterstates.boards[best], plies - 1)
     return (chosen.reshape(n, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
 
 
-def afterstate_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int, checkers: int = 15) -> np.ndarray:
-    """(M, 5) probabilities for the side that just moved; finished games are exact."""
-    boards = np.asarray(boards)
-    won = result_points(boards, checkers)
-    out = outcome_probs(won)
-    going = won == 0
-    if going.any():
-        out[going] = swap_sides(position_probs(evaluator, flip(boards[going]), plies))
-    return out
+def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
+    """(M, 5) probabilities for the side that just moved, each afterstate searched ``plies`` deep."""
+    return afterstate_probs(lambda on_roll: position_probs(evaluator, on_roll, plies), boards, evaluator.checkers)
 
 
 # -- cube ---------------------------------------------------------------------------------
@@ -196,11 +179,11 @@ def ply_policy(evaluator: ProbabilityEvaluator, plies: int):
     """A move policy (see engine.game) choosing by cubeless equity at ``plies``, batched over games."""
 
     def choose(afterstates) -> np.ndarray:
-        equity = cubeless_equity(afterstate_probs(evaluator, afterstates.boards, 0))
+        equity = cubeless_equity(searched_afterstates(evaluator, afterstates.boards, 0))
         if plies > 0:
             keep = filter_leaders(equity, afterstates.offsets)
             deep = np.full(len(equity), -np.inf)
-            deep[keep] = cubeless_equity(afterstate_probs(evaluator, afterstates.boards[keep], plies))
+            deep[keep] = cubeless_equity(searched_afterstates(evaluator, afterstates.boards[keep], plies))
             equity = deep
         return best_in_groups(equity, afterstates.offsets)
 
@@ -225,17 +208,17 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     them (by their 0-ply figures), never ranked above a searched move.
     """
     afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None])
-    probs = afterstate_probs(evaluator, afterstates.boards, 0)
+    probs = searched_afterstates(evaluator, afterstates.boards, 0)
     depth = np.zeros(len(probs), dtype=int)
     if plies > 0:
         keep = filter_leaders(cubeless_equity(probs), afterstates.offsets)
-        probs[keep] = afterstate_probs(evaluator, afterstates.boards[keep], plies)
+        probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies)
         depth[keep] = plies
     equity = cubeless_equity(probs)
     opponent_cube = Cube(cube.value, {"me": "opponent", "opponent": "me"}.get(cube.owner, "centered"), cube.jacoby, cube.beaver)
     x = cube_efficiency(flip(afterstates.boards))
     cubeful = -cubeful_equity(swap_sides(probs), opponent_cube, x) / cube.value
-    won = result_points(afterstates.boards, 15)
+    won = result_points(afterstates.boards, evaluator.checkers)
     if cube.jacoby and cube.owner == "centered":
         won = np.minimum(won, 1)  # gammons count single on a centered cube
     cubeful = np.where(won > 0, won, cubeful)

@@ -444,15 +444,15 @@ def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Datab
 class WithBearoff:
     """An evaluator that answers bear-off positions from the databases and the rest from ``evaluator``.
 
-    Same interface as the wrapped evaluator (``name``, ``probabilities``,
+    Same interface as the wrapped evaluator (``name``, ``checkers``, ``probabilities``,
     ``score_afterstates``); each batch is split by :func:`bearoff_probabilities`'s mask
     and the wrapped evaluator sees only the positions the databases do not cover.
     """
 
-    def __init__(self, evaluator: ProbabilityEvaluator, checkers: int = MAX_CHECKERS, databases: Databases | None = None):
+    def __init__(self, evaluator: ProbabilityEvaluator, databases: Databases | None = None):
         self.evaluator = evaluator
         self.name = f"{evaluator.name}+bearoff"
-        self.checkers = checkers
+        self.checkers = evaluator.checkers
         self.databases = databases if databases is not None else default_databases()
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
@@ -463,4 +463,4 @@ class WithBearoff:
         return probs
 
     def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
-        return afterstate_equity(self, boards, self.checkers)
+        return afterstate_equity(self, boards)

@@ -93,7 +93,7 @@ def cmd_eval(args) -> int:
     from models.players import load_analyst
 
     from .analysis import cube_efficiency, cubeful_equity, position_probs
-    from .evaluator import cubeless_equity
+    from .probability import cubeless_equity
 
     board, state = parse_position(args.position)
     cube = _money_cube(state)
@@ -128,7 +128,7 @@ def hint_rows(net, board, state, dice, plies: int) -> list[dict]:
 def cube_result(net, board, state, plies: int) -> dict:
     """The cube action for the player on roll (money, or match play with the MET), as plain data."""
     from .analysis import cube_decision, cube_efficiency, position_probs
-    from .evaluator import cubeless_equity
+    from .probability import cubeless_equity
     from .match import MatchScore, match_cube_decision
 
     probs = position_probs(net, board[None], plies)[0]
@@ -301,10 +301,8 @@ def cmd_match(args) -> int:
 
     rules = Rules(match_length=args.length, jacoby=args.jacoby, beavers=args.beavers,
                   automatic_doubles=args.automatic_doubles, variant=args.variant)
-    evaluators = [load_player(args.a, seed=args.seed + 1), load_player(args.b, seed=args.seed + 2)]
-    for evaluator in evaluators:
-        if hasattr(evaluator, "checkers"):  # nets score finished games by the variant's checker count
-            evaluator.checkers = variant_checkers(args.variant)
+    evaluators = [load_player(args.a, seed=args.seed + 1, variant=args.variant),
+                  load_player(args.b, seed=args.seed + 2, variant=args.variant)]
     a = EvaluatorPlayer(evaluators[0], cube_plies=args.cube_ply, move_plies=args.ply)
     b = EvaluatorPlayer(evaluators[1], cube_plies=args.cube_ply, move_plies=args.ply if args.b_ply is None else args.b_ply)
     n = args.matches if args.length else args.games

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import Cube, CubeDecision, cube_decision
-from .evaluator import exclusive_results
+from .probability import exclusive_results
 from .formats import MatchState
 
 MET_PATH = Path(__file__).with_name("data") / "kazaross_xg2.json"

@@ -15,8 +15,8 @@ from typing import Callable
 
 import numpy as np
 
-from .analysis import outcome_probs, swap_sides
-from .evaluator import ProbabilityEvaluator, cubeless_equity, evaluator_policy
+from .evaluator import ProbabilityEvaluator, evaluator_policy
+from .probability import cubeless_equity, outcome_probs, swap_sides
 from .game import play_games
 
 FIRST_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
@@ -116,10 +116,7 @@ def _cubeless(evaluator, board, games, seed, truncate, progress) -> RolloutResul
         dice = FIRST_ROLLS[(first + np.arange(n)) % 36]
         result = play_games((policy, policy), n, seed=seed * 1_000_003 + first, start=board, first_dice=dice,
                             stop_after=truncate)
-        probs = np.zeros((n, 5))
-        won, lost = result.points > 0, result.points < 0
-        probs[won] = outcome_probs(result.points[won])
-        probs[lost] = swap_sides(outcome_probs(-result.points[lost]))
+        probs = outcome_probs(result.points)
         going = result.points == 0
         if going.any():
             estimate = np.asarray(evaluator.probabilities(result.boards[going]), dtype=np.float64)

@@ -19,7 +19,7 @@ import numpy as np
 from .analysis import Cube, cube_efficiency, position_probs, rank_moves
 from .board import flip, pip_counts, render, starting_board
 from .cubeful import CubeContext, EvaluatorPlayer, _opening
-from .evaluator import cubeless_equity
+from .probability import cubeless_equity
 from .game import result_points
 from .match import MAX_AWAY, cube_action
 from .notation import MoveError, find_play, format_move, legal_plays

@@ -68,6 +68,7 @@ class GnubgEvaluator:
     """gnubg's 0-ply cubeless evaluation, one C call per board (see :mod:`engine.evaluator`)."""
 
     name = "gnubg"
+    checkers = 15  # gnubg-nn plays standard backgammon
 
     def __init__(self):
         self._gnubg_nn = import_gnubg_nn()

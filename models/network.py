@@ -26,8 +26,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.board import CLASS_NAMES, CONTACT, CRASHED, flip, position_class
+from engine.board import CLASS_NAMES, CONTACT, CRASHED, position_class
 from engine.evaluator import afterstate_equity
+from engine.probability import cumulative_probs
 
 from .encoding import encoder, extends
 
@@ -35,10 +36,6 @@ FORMAT = "gammon-weights"
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 
-# Result order of the softmax: win 1/2/3 points, then lose 1/2/3 points.
-POINTS = torch.tensor([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
-# Seen from the other player, results swap sides.
-SWAP_SIDES = [3, 4, 5, 0, 1, 2]
 
 
 class WeightsError(ValueError):
@@ -140,12 +137,6 @@ def seed_from(target: ClassNets, source: ClassNets) -> list[str]:
     return seeded
 
 
-def results_to_gnubg(results: torch.Tensor) -> torch.Tensor:
-    """(N, 6) exclusive-result probabilities -> (N, 5) gnubg probabilities."""
-    w1, w2, w3, l1, l2, l3 = results.unbind(-1)
-    return torch.stack([w1 + w2 + w3, w2 + w3, w3, l2 + l3, l3], dim=-1)
-
-
 class NetEvaluator:
     """A model (ClassNets, or one TDNet) as an engine evaluator (numpy in, numpy out, no gradients)."""
 
@@ -162,14 +153,10 @@ class NetEvaluator:
 
     @torch.no_grad()
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        return results_to_gnubg(torch.from_numpy(self.results(boards))).numpy().astype(np.float64)
+        return cumulative_probs(self.results(boards))
 
     def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
-        return afterstate_equity(self, boards, self.checkers)
-
-    def equity_on_roll(self, boards: np.ndarray) -> np.ndarray:
-        """Cubeless equity for the player on roll (convenience for analysis)."""
-        return -afterstate_equity(self, flip(np.asarray(boards)), self.checkers)
+        return afterstate_equity(self, boards)
 
 
 def save_weights(path: str | Path, model: ClassNets | TDNet, **meta) -> None:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.board import variant_checkers
+
 DEFAULT_MODEL = Path(__file__).resolve().parent / "default.pt"
 NAMES = ("default", "pubeval", "random", "heuristic", "gnubg")
 
 
-def load_player(spec: str, seed: int = 0):
+def load_player(spec: str, seed: int = 0, variant: str = "standard"):
     """An evaluator (see engine.evaluator) for ``spec``; ValueError names what is accepted.
 
     ``default`` is the shipped network (models/default.pt); ``gnubg`` is GNU Backgammon's
     0-ply net through PyPI gnubg-nn; anything else that names a file is loaded as weights.
+    Players that estimate results score finished games of ``variant`` (its checker count).
     """
     if spec == "pubeval":
         from .pubeval import PubevalEvaluator
@@ -29,21 +32,25 @@ def load_player(spec: str, seed: int = 0):
     if spec == "gnubg":
         from .gnubg import GnubgEvaluator
 
+        if variant != "standard":
+            raise ValueError(f"gnubg plays standard backgammon only, not {variant}")
         return GnubgEvaluator()
     from .network import load_weights
 
     path = DEFAULT_MODEL if spec == "default" else Path(spec)
     if spec != "default" and not path.exists():
         raise ValueError(f"unknown player {spec!r}: give a weights file or one of {', '.join(NAMES)}")
-    return load_weights(path)
+    net = load_weights(path)
+    net.checkers = variant_checkers(variant)
+    return net
 
 
-def load_analyst(spec: str, seed: int = 0):
+def load_analyst(spec: str, seed: int = 0, variant: str = "standard"):
     """``load_player`` for analysis: a network (or gnubg) answers bear-offs from the exact databases.
 
     The databases (engine/bearoff.py) are built on first use (a few seconds) and cached.
     """
-    player = load_player(spec, seed)
+    player = load_player(spec, seed, variant)
     if not hasattr(player, "probabilities"):
         return player
     from engine.bearoff import WithBearoff

@@ -12,18 +12,19 @@ from engine.analysis import (
     cubeful_equity,
     position_probs,
     rank_moves,
-    swap_sides,
 )
 from engine.board import flip, pip_counts, starting_board
-from engine.evaluator import afterstate_equity, cubeless_equity
+from engine.evaluator import afterstate_equity
 from engine.game import result_points
 from engine.notation import format_move, legal_plays
+from engine.probability import cubeless_equity, swap_sides
 
 
 class PipEvaluator:
     """A deterministic stand-in for a network: P(win) from the pip race, a few gammons."""
 
     name = "pips"
+    checkers = 15
 
     def probabilities(self, boards):
         pips = pip_counts(np.asarray(boards)).astype(float)
@@ -163,3 +164,18 @@ def test_a_move_the_filter_pruned_never_beats_the_searched_leader():
     depths = [m.plies for m in ranked]
     assert depths == sorted(depths, reverse=True) and depths[0] == 2
     assert format_move(board, ranked[0].steps) == "14/5"
+
+
+def test_hypergammon_search_leaves_score_the_gammon_a_three_checker_game_gives():
+    """Our last checker is on the 1-point; the opponent's three are still in its home, none off.
+
+    Every roll bears it off and wins a gammon (not a backgammon: none of theirs is in our
+    home). Judged with 15 checkers a side the loser would seem to have 12 off: a single.
+    """
+    board = np.zeros(26, dtype=np.int8)
+    board[1], board[24], board[23] = 1, -2, -1
+    evaluator = PipEvaluator()
+    evaluator.checkers = 3
+    for plies in (1, 2):
+        assert np.allclose(position_probs(evaluator, board[None], plies)[0], [1, 1, 0, 0, 0])
+    assert rank_moves(evaluator, board, (2, 1))[0].equity == 2.0

@@ -31,7 +31,7 @@ from engine.bearoff import (
     two_sided_database,
 )
 from engine.board import flip, starting_board
-from engine.evaluator import cubeless_equity
+from engine.probability import cubeless_equity
 from engine.notation import legal_plays
 
 
@@ -238,6 +238,7 @@ class ConstantEvaluator:
 
     name = "constant"
     ROW = [0.5, 0.1, 0.01, 0.1, 0.01]
+    checkers = 15
 
     def __init__(self):
         self.seen = []
@@ -250,7 +251,7 @@ class ConstantEvaluator:
 def test_with_bearoff_routes_bearoff_positions_to_the_databases():
     dbs = Databases(small_one_sided(4), small_two_sided(4))
     inner = ConstantEvaluator()
-    evaluator = WithBearoff(inner, 15, dbs)
+    evaluator = WithBearoff(inner, dbs)
     race = bearoff_board([0, 2, 0, 1, 0, 0], [1, 1, 0, 0, 0, 2])
     ending = bearoff_board([1, 1, 1, 1, 0, 0], [0, 0, 0, 0, 0, 1])
     boards = np.array([race, starting_board(), ending])

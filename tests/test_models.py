@@ -9,7 +9,7 @@ import torch
 
 from benchmarks.strength import main as strength_main
 from engine.board import flip, starting_board
-from engine.evaluator import cubeless_equity
+from engine.probability import cubeless_equity
 from models.encoding import encoder, tesauro198, tesauro198_race
 from models.network import (ClassNets, NetEvaluator, TDNet, WeightsError, build_model, load_weights, save_weights,
                             seed_from)

@@ -36,8 +36,9 @@ from tqdm import tqdm
 from engine.analysis import position_probs
 from engine.bearoff import WithBearoff
 from engine.board import CLASS_NAMES, flip, position_class
-from engine.evaluator import evaluator_policy, exclusive_results
+from engine.evaluator import evaluator_policy
 from engine.game import play_games, random_policy, result_points
+from engine.probability import exclusive_results
 from models.network import NetEvaluator, atomic_write, load_payload, model_from_payload, save_weights
 from training.train import append_log
 

@@ -28,12 +28,15 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from engine.board import flip, starting_board
+from engine.board import flip, starting_board, variant_checkers
 from engine.evaluator import evaluator_policy
 from engine.game import best_in_groups, duplicate_duel, opening_rolls, result_points
 from engine.movegen import generate
-from models.network import (POINTS, SWAP_SIDES, NetEvaluator, WeightsError, atomic_write, build_model, load_payload,
-                            model_from_payload, save_weights, seed_from)
+from engine.probability import RESULT_POINTS, afterstate_probs, exclusive_results
+from models.network import (NetEvaluator, WeightsError, atomic_write, build_model, load_payload, model_from_payload,
+                            save_weights, seed_from)
+
+CHECKERS = variant_checkers("standard")  # the trainer plays standard backgammon
 
 
 @dataclass
@@ -101,7 +104,7 @@ class Trainer:
             dice[opening] = opening_rolls(self.rng, int(opening.sum()))
         afterstates = generate(self.boards, dice, check=False)
         results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
-        choice = best_in_groups(results @ POINTS.numpy(), afterstates.offsets)
+        choice = best_in_groups(results @ RESULT_POINTS, afterstates.offsets)
         targets = torch.from_numpy(results[choice]).to(self.device)
 
         self.model.train()
@@ -112,7 +115,7 @@ class Trainer:
         self.optimizer.step()
 
         chosen = afterstates.boards[choice]
-        finished = result_points(chosen, 15) > 0
+        finished = result_points(chosen, CHECKERS) > 0
         self.boards = flip(chosen)
         self.boards[finished] = starting_board()
         self.plies += 1
@@ -125,15 +128,9 @@ class Trainer:
         Finished games are their actual result; the rest is the net's view of the
         opponent, now on roll, with the sides swapped.
         """
-        won = result_points(afterstates, 15)
-        out = np.zeros((len(afterstates), 6), dtype=np.float32)
-        out[won > 0, won[won > 0] - 1] = 1.0
-        going = won == 0
-        if going.any():
-            self.model.eval()
-            opponent = torch.softmax(self.model.logits(flip(afterstates[going])), dim=-1)
-            out[going] = opponent[:, SWAP_SIDES].cpu().numpy()
-        return out
+        self.model.eval()
+        evaluator = NetEvaluator(self.model)
+        return exclusive_results(afterstate_probs(evaluator.probabilities, afterstates, CHECKERS)).astype(np.float32)
 
     # -- evaluation, checkpoints --------------------------------------------------------
     def evaluate(self) -> dict:

@@ -1,0 +1,84 @@
+"""Result probabilities: their two layouts, the conversions, equity, and scoring afterstates.
+
+A game ends in one of six results for a given player: win 1, 2 or 3 points (single,
+gammon, backgammon) or lose 1, 2 or 3. Two layouts describe the chances:
+
+- **gnubg's five** (``probs``, shape ``(..., 5)``, float64), used by the engine and every
+  evaluator: P(win), P(win gammon), P(win backgammon), P(lose gammon), P(lose
+  backgammon); the gammon columns include backgammons.
+- **six exclusive results** (``results``, shape ``(..., 6)``): win 1, 2, 3, then lose 1,
+  2, 3 points; the networks' softmax and the training targets use it.
+
+Both always belong to one player; :func:`swap_sides` and :func:`swap_results` give the
+other player's view. A finished game is never evaluated: :func:`afterstate_probs` scores
+it exactly, for any number of checkers a side.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .board import flip
+from .game import result_points
+
+# Where each exclusive result goes when the sides swap: my win 1 is their lose 1, and so on.
+SWAPPED_RESULTS = np.array([3, 4, 5, 0, 1, 2])
+# Points of each exclusive result, for its owner.
+RESULT_POINTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
+
+
+def swap_sides(probs: np.ndarray) -> np.ndarray:
+    """The same five probabilities seen by the other player."""
+    p = np.asarray(probs, dtype=np.float64)
+    return np.stack([1.0 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
+
+
+def swap_results(results: np.ndarray) -> np.ndarray:
+    """The same six exclusive results seen by the other player."""
+    return np.asarray(results)[..., SWAPPED_RESULTS]
+
+
+def exclusive_results(probs: np.ndarray) -> np.ndarray:
+    """(..., 5) gnubg probabilities -> (..., 6) chances of the exclusive results."""
+    p = np.asarray(probs, dtype=np.float64)
+    win, wg, wbg, lg, lbg = (p[..., k] for k in range(5))
+    return np.stack([win - wg, wg - wbg, wbg, 1.0 - win - lg, lg - lbg, lbg], axis=-1)
+
+
+def cumulative_probs(results: np.ndarray) -> np.ndarray:
+    """(..., 6) exclusive results -> (..., 5) gnubg probabilities (gammons include backgammons)."""
+    r = np.asarray(results, dtype=np.float64)
+    w1, w2, w3, _, l2, l3 = (r[..., k] for k in range(6))
+    return np.stack([w1 + w2 + w3, w2 + w3, w3, l2 + l3, l3], axis=-1)
+
+
+def cubeless_equity(probs: np.ndarray) -> np.ndarray:
+    """Money equity (cubeless, per unit stake) of (..., 5) probabilities for the player they belong to."""
+    p = np.asarray(probs, dtype=np.float64)
+    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+
+
+def outcome_probs(points: np.ndarray) -> np.ndarray:
+    """(N, 5) probabilities of decided games: ``points`` won (1, 2, 3) or lost (-1, -2, -3)."""
+    points = np.asarray(points)
+    won, lost = np.maximum(points, 0), np.maximum(-points, 0)
+    return np.stack([points > 0, won >= 2, won >= 3, lost >= 2, lost >= 3], axis=-1).astype(np.float64)
+
+
+def afterstate_probs(evaluate_on_roll: Callable[[np.ndarray], np.ndarray], boards: np.ndarray,
+                     checkers: int) -> np.ndarray:
+    """(M, 5) probabilities for the side that just moved, from ``evaluate_on_roll`` of the other side.
+
+    A finished game (the mover has borne off its last checker) is its exact result,
+    judged with ``checkers`` a side (15, or 3 in hypergammon); every other afterstate is
+    flipped to the opponent on roll, evaluated there and swapped back.
+    """
+    boards = np.asarray(boards)
+    won = result_points(boards, checkers)
+    out = outcome_probs(won)
+    going = won == 0
+    if going.any():
+        out[going] = swap_sides(evaluate_on_roll(flip(boards[going])))
+    return out
