@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.external import Bot, ExternalPlayerServer  # noqa: E402
+from app.external import Bot, ExternalPlayerServer  # noqa: E402
 from models.players import load_analyst  # noqa: E402
 
 GNUBG = Path("/usr/games/gnubg")

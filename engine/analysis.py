@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import flip, is_race, mover_counts, opponent_counts, pip_counts
+from .errors import GammonError
 from .evaluator import ProbabilityEvaluator
 from .game import best_in_groups, result_points
 from .movegen import generate
@@ -67,9 +68,25 @@ class Cube:
 
     def __post_init__(self):
         if self.owner not in ("centered", "me", "opponent"):
-            raise ValueError(f"cube owner is 'centered', 'me' or 'opponent'; got {self.owner!r}")
+            raise GammonError(f"cube owner is 'centered', 'me' or 'opponent'; got {self.owner!r}")
         if self.value < 1 or self.value & (self.value - 1):
-            raise ValueError(f"the cube value is a power of two; got {self.value}")
+            raise GammonError(f"the cube value is a power of two; got {self.value}")
+
+    @classmethod
+    def from_state(cls, state) -> Cube:
+        """The cube of a parsed position (``formats.MatchState``, or None: a centered 1-cube), money valued.
+
+        In a match the move ranking uses this money view of the cube; the cube decision
+        itself uses the match equity table (:mod:`engine.match`).
+        """
+        if state is None:
+            return cls()
+        owner = "centered" if state.cube_owner < 0 else "me" if state.cube_owner == state.on_roll else "opponent"
+        return cls(state.cube, owner, jacoby=state.jacoby)
+
+    def swapped(self) -> Cube:
+        """The same cube seen by the other player."""
+        return Cube(self.value, {"me": "opponent", "opponent": "me"}.get(self.owner, "centered"), self.jacoby, self.beaver)
 
 
 def cube_efficiency(boards: np.ndarray) -> np.ndarray:
@@ -144,7 +161,7 @@ def money_cube_equities(probs: np.ndarray, owner_me: np.ndarray, x, jacoby: bool
 def cube_decision(probs: np.ndarray, cube: Cube, x: float) -> CubeDecision:
     """Money cube action for the player on roll with cubeless ``probs`` (5,) and cube efficiency ``x``."""
     if cube.owner == "opponent":
-        raise ValueError("the player on roll cannot double: the opponent owns the cube")
+        raise GammonError("the player on roll cannot double: the opponent owns the cube")
     p = np.asarray(probs, dtype=np.float64)
     nd, dt = money_cube_equities(p, np.array([cube.owner == "me"]), x, cube.jacoby)
     no_double, double_take, double_pass = float(nd[0]), float(dt[0]), 1.0
@@ -215,7 +232,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies)
         depth[keep] = plies
     equity = cubeless_equity(probs)
-    opponent_cube = Cube(cube.value, {"me": "opponent", "opponent": "me"}.get(cube.owner, "centered"), cube.jacoby, cube.beaver)
+    opponent_cube = cube.swapped()
     x = cube_efficiency(flip(afterstates.boards))
     cubeful = -cubeful_equity(swap_sides(probs), opponent_cube, x) / cube.value
     won = result_points(afterstates.boards, evaluator.checkers)

@@ -380,7 +380,7 @@ class Databases(NamedTuple):
     two: TwoSided | None = None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default_databases() -> Databases:
     """The 15-checker one-sided and 6-checker two-sided databases, loaded once per process."""
     return Databases(one_sided_database(), two_sided_database())

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import GammonError
+
 OPP_BAR = 0
 MOVER_BAR = 25
 BOARD_SIZE = 26
@@ -31,7 +33,7 @@ MAX_CHECKERS = 15
 DTYPE = np.int8
 
 
-class BoardError(ValueError):
+class BoardError(GammonError):
     """A board that cannot be a backgammon position (says what is wrong)."""
 
 

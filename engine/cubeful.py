@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import flip, starting_board, validate, variant_checkers
+from .errors import GammonError
 from .game import _check_choice, result_points
 from .movegen import generate
 
@@ -46,7 +47,7 @@ class Rules:
         from .match import MAX_AWAY
 
         if not 0 <= self.match_length <= MAX_AWAY:
-            raise ValueError(f"match length must be 1..{MAX_AWAY} (the match equity table's size), or 0 for money; "
+            raise GammonError(f"match length must be 1..{MAX_AWAY} (the match equity table's size), or 0 for money; "
                              f"got {self.match_length}")
 
 
@@ -121,7 +122,7 @@ def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_tur
     player = (dice[:, 1] > dice[:, 0]).astype(np.int64)  # player 0 holds die 0
     if position is not None:
         if not money:
-            raise ValueError("games from a given position are money games")
+            raise GammonError("games from a given position are money games")
         board, cube[:], owner[:] = position
         boards[:] = validate(board, checkers)
         player[:], first_move[:], turned[:] = 0, False, owner >= 0
@@ -275,7 +276,7 @@ class EvaluatorPlayer:
         self.name = getattr(evaluator, "name", "player")
         self.has_probabilities = hasattr(evaluator, "probabilities")
         if move_plies and not self.has_probabilities:
-            raise ValueError(f"{self.name} cannot search ahead: it has no probability estimates")
+            raise GammonError(f"{self.name} cannot search ahead: it has no probability estimates")
         self.policy = ply_policy(evaluator, move_plies) if move_plies else evaluator_policy(evaluator)
         self.cube_plies = cube_plies
 
@@ -322,7 +323,7 @@ def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = R
     pairs. Games run in chunks of ``chunk`` slots; ``progress(k)`` hears of each k done.
     """
     if n < 4 or n % 2:
-        raise ValueError(f"duplicate play comes in pairs: n must be even and >= 4; got {n}")
+        raise GammonError(f"duplicate play comes in pairs: n must be even and >= 4; got {n}")
     half = n // 2
     a_results, turns, passes, games = [], 0, 0, 0
     for first in range(0, half, chunk):

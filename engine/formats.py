@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import BOARD_SIZE, DTYPE, MAX_CHECKERS, BoardError, flip, mover_counts, opponent_counts, validate
+from .errors import GammonError
 
 __all__ = [
     "FormatError",
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 
-class FormatError(ValueError):
+class FormatError(GammonError):
     """A string or state that is not a valid Position ID, Match ID, GNUbgID or XGID."""
 
 

@@ -13,12 +13,13 @@ off and a checker on the bar or in the winner's home board).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from .board import checkers_off, flip, mover_counts, starting_board, validate, variant_checkers
+from .errors import GammonError
 from .movegen import Afterstates, generate
 from .notation import format_move
 
@@ -201,7 +202,7 @@ def duplicate_duel(policy_a: Policy, policy_b: Policy, n_games: int, seed: int =
     is what makes duplicate dice cut the variance: luck largely cancels inside a pair.
     """
     if n_games < 4 or n_games % 2:
-        raise ValueError(f"duplicate games come in pairs: n_games must be even and >= 4; got {n_games}")
+        raise GammonError(f"duplicate games come in pairs: n_games must be even and >= 4; got {n_games}")
     half = n_games // 2
     a_first = play_games((policy_a, policy_b), half, seed=seed, variant=variant).points
     a_second = -play_games((policy_b, policy_a), half, seed=seed, variant=variant).points

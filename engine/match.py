@@ -24,8 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import Cube, CubeDecision, cube_decision
-from .probability import exclusive_results
+from .errors import GammonError
 from .formats import MatchState
+from .probability import exclusive_results
 
 MET_PATH = Path(__file__).with_name("data") / "kazaross_xg2.json"
 MAX_AWAY = 25  # the table's size; longer matches are outside it
@@ -50,13 +51,13 @@ def match_equity(my_away: int, opp_away: int, crawford_done: bool = False) -> fl
     (the game is post-Crawford).
     """
     if min(my_away, opp_away) < 0 or my_away == opp_away == 0:
-        raise ValueError(f"no match score is {my_away}-away vs {opp_away}-away")
+        raise GammonError(f"no match score is {my_away}-away vs {opp_away}-away")
     if my_away == 0:
         return 1.0
     if opp_away == 0:
         return 0.0
     if max(my_away, opp_away) > MAX_AWAY:
-        raise ValueError(f"the Kazaross-XG2 table stops at {MAX_AWAY}-away; got {my_away} vs {opp_away}")
+        raise GammonError(f"the Kazaross-XG2 table stops at {MAX_AWAY}-away; got {my_away} vs {opp_away}")
     pre, post = _tables()
     if crawford_done and my_away == 1:
         return float(1.0 - post[opp_away - 1])
@@ -78,15 +79,15 @@ class MatchScore:
     def __post_init__(self):
         Cube(self.cube, self.owner)  # the same checks as money play: power of two, owner word
         if not (1 <= self.my_away <= MAX_AWAY and 1 <= self.opp_away <= MAX_AWAY):
-            raise ValueError(f"each player is 1- to {MAX_AWAY}-away; got {self.my_away} and {self.opp_away}")
+            raise GammonError(f"each player is 1- to {MAX_AWAY}-away; got {self.my_away} and {self.opp_away}")
         if self.crawford and (self.my_away == 1) == (self.opp_away == 1):
-            raise ValueError("the Crawford game needs exactly one player 1-away")
+            raise GammonError("the Crawford game needs exactly one player 1-away")
 
     @classmethod
     def from_state(cls, state: MatchState) -> MatchScore:
         """The score as ``state.on_roll`` (the board's owner, the potential doubler) sees it."""
         if state.match_length == 0:
-            raise ValueError("a money game has no match score")
+            raise GammonError("a money game has no match score")
         me = state.on_roll
         owner = "centered" if state.cube_owner == -1 else "me" if state.cube_owner == me else "opponent"
         return cls(
@@ -316,7 +317,7 @@ def match_cube_decision(probs: np.ndarray, score: MatchScore, x: float) -> Match
     the double/take figures are still those of a cube turned anyway.
     """
     if score.owner == "opponent":
-        raise ValueError("the player on roll cannot double: the opponent owns the cube")
+        raise GammonError("the player on roll cannot double: the opponent owns the cube")
     p = np.asarray(probs, dtype=np.float64)
     mwc = (float(cubeful_mwc(p, score, x)), float(cubeful_mwc(p, score.doubled(), x)), score.after(score.cube))
     emg = (float(to_emg(mwc[0], score)), float(to_emg(mwc[1], score)), 1.0)  # a pass wins the cube: +1 exactly

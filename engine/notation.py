@@ -18,11 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import BOARD_SIZE, BoardError, MOVER_BAR, validate
+from .board import BOARD_SIZE, MOVER_BAR, BoardError, validate
+from .errors import GammonError
 from .movegen import generate
 
 
-class MoveError(ValueError):
+class MoveError(GammonError):
     """A move that cannot be read, or is not legal for the position and dice (says why)."""
 
 

@@ -16,7 +16,7 @@ it exactly, for any number of checkers a side.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

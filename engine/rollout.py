@@ -10,14 +10,15 @@ score each unfinished game with the evaluator. Same seed, same result.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
+from .errors import GammonError
 from .evaluator import ProbabilityEvaluator, evaluator_policy
-from .probability import cubeless_equity, outcome_probs, swap_sides
 from .game import play_games
+from .probability import cubeless_equity, outcome_probs, swap_sides
 
 FIRST_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
 CHUNK = 36 * 16  # games per batched call
@@ -52,7 +53,7 @@ def rollout(
 ) -> RolloutResult:
     """Roll ``board`` (player on roll) out ``games`` times; ``progress(n)`` is told of each n games done."""
     if games < 2:
-        raise ValueError(f"a rollout needs at least 2 games; got {games}")
+        raise GammonError(f"a rollout needs at least 2 games; got {games}")
     return _cubeless(evaluator, board, games, seed, truncate, progress)
 
 
@@ -89,7 +90,7 @@ def cubeful_rollout(
     from .cubeful import EvaluatorPlayer, play_cubeful
 
     if games < 2:
-        raise ValueError(f"a rollout needs at least 2 games; got {games}")
+        raise GammonError(f"a rollout needs at least 2 games; got {games}")
     player = EvaluatorPlayer(evaluator)
     started = time.perf_counter()
     points, doubles, passes = [], 0, 0

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import MAX_CHECKERS, back_checkers, flip, is_race, mover_counts, opponent_counts, pip_counts
+from engine.errors import GammonError
 
 from .features import contact_features, race_features
 
@@ -107,4 +108,4 @@ def encoder(name: str):
     try:
         return ENCODINGS[name]
     except KeyError:
-        raise ValueError(f"unknown encoding {name!r}; known: {', '.join(ENCODINGS)}") from None
+        raise GammonError(f"unknown encoding {name!r}; known: {', '.join(ENCODINGS)}") from None

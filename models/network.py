@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from engine.board import CLASS_NAMES, CONTACT, CRASHED, position_class
+from engine.errors import GammonError
 from engine.evaluator import afterstate_equity
 from engine.probability import cumulative_probs
 
@@ -38,7 +39,7 @@ READABLE_VERSIONS = (1, 2)
 
 
 
-class WeightsError(ValueError):
+class WeightsError(GammonError):
     """A weights file that is missing, truncated, or not one of ours (says which)."""
 
 
@@ -73,7 +74,7 @@ class ClassNets(nn.Module):
         super().__init__()
         names = set(nets)
         if not (names == {"all"} or {"contact", "race"} <= names <= set(CLASS_NAMES)):
-            raise ValueError(f"a model has one net 'all', or nets for 'contact' and 'race' (and maybe 'crashed'); "
+            raise GammonError(f"a model has one net 'all', or nets for 'contact' and 'race' (and maybe 'crashed'); "
                              f"got {sorted(names)}")
         self.nets = nn.ModuleDict(nets)
 
@@ -110,7 +111,7 @@ def build_model(spec: str, hidden: tuple[int, ...]) -> ClassNets:
     try:
         pairs = dict(item.split("=", 1) for item in spec.split(","))
     except ValueError:
-        raise ValueError(f"nets spec {spec!r}: write NAME=ENCODING pairs joined by commas, "
+        raise GammonError(f"nets spec {spec!r}: write NAME=ENCODING pairs joined by commas, "
                          "e.g. contact=contact-v1,race=race-v1") from None
     return ClassNets({name.strip(): TDNet(enc.strip(), hidden) for name, enc in pairs.items()})
 

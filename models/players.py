@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.board import variant_checkers
+from engine.errors import GammonError
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "default.pt"
 NAMES = ("default", "pubeval", "random", "heuristic", "gnubg")
@@ -33,13 +34,13 @@ def load_player(spec: str, seed: int = 0, variant: str = "standard"):
         from .gnubg import GnubgEvaluator
 
         if variant != "standard":
-            raise ValueError(f"gnubg plays standard backgammon only, not {variant}")
+            raise GammonError(f"gnubg plays standard backgammon only, not {variant}")
         return GnubgEvaluator()
     from .network import load_weights
 
     path = DEFAULT_MODEL if spec == "default" else Path(spec)
     if spec != "default" and not path.exists():
-        raise ValueError(f"unknown player {spec!r}: give a weights file or one of {', '.join(NAMES)}")
+        raise GammonError(f"unknown player {spec!r}: give a weights file or one of {', '.join(NAMES)}")
     net = load_weights(path)
     net.checkers = variant_checkers(variant)
     return net

@@ -31,8 +31,8 @@ from engine.bearoff import (
     two_sided_database,
 )
 from engine.board import flip, starting_board
-from engine.probability import cubeless_equity
 from engine.notation import legal_plays
+from engine.probability import cubeless_equity
 
 
 @functools.cache

@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from engine.cli import main
+from app.cli import main
 
 
 def test_installed_console_script_shows_help():
-    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "engine.cli"]
+    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "app.cli"]
     out = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     assert "demo" in out.stdout and "moves" in out.stdout
@@ -19,7 +19,7 @@ def test_installed_console_script_shows_help():
 
 def test_a_closed_pipe_ends_quietly():
     """`gammon moves ... | head -1`: the reader leaves early; no traceback, exit 0."""
-    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "engine.cli"]
+    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "app.cli"]
     proc = subprocess.Popen([*command, "moves", "4HPwATDgc/ABMA", "--dice", "31"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     proc.stdout.read(10)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from engine.board import starting_board
-from engine.external import Bot, ExternalPlayerServer, ProtocolError, parse_fibs_board
+from app.external import Bot, ExternalPlayerServer, ProtocolError, parse_fibs_board
 from engine.notation import legal_plays
 from models.players import load_player
 

@@ -6,15 +6,23 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from positions import all_families  # tests/ is on sys.path under pytest
 
 from benchmarks.strength import main as strength_main
 from engine.board import flip, starting_board
 from engine.probability import cubeless_equity
 from models.encoding import encoder, tesauro198, tesauro198_race
-from models.network import (ClassNets, NetEvaluator, TDNet, WeightsError, build_model, load_weights, save_weights,
-                            seed_from)
+from models.network import (
+    ClassNets,
+    NetEvaluator,
+    TDNet,
+    WeightsError,
+    build_model,
+    load_weights,
+    save_weights,
+    seed_from,
+)
 from models.players import load_player
-from positions import all_families  # tests/ is on sys.path under pytest
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import bar_entry, bearoff_high_dice, last_checkers_hit, random_play  # tests/ is on sys.path under pytest
 
 from engine.board import mover_counts, opponent_counts, starting_board
 from engine.evaluator import evaluator_policy
 from engine.game import play_games, random_policy
 from engine.movegen import generate
 from models.pubeval import WC, WIN_SCORE, WR, PubevalEvaluator, is_race, pubeval_inputs, pubeval_scores
-from positions import bar_entry, bearoff_high_dice, last_checkers_hit, random_play  # tests/ is on sys.path under pytest
 
 
 def board(mover: dict[int, int], opp: dict[int, int], opp_bar: int = 0) -> np.ndarray:

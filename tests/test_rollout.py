@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from test_analysis import PipEvaluator  # tests/ is on sys.path under pytest
 
 import engine.rollout as rollout_module
 from engine.board import starting_board
 from engine.rollout import FIRST_ROLLS, rollout
-from test_analysis import PipEvaluator  # tests/ is on sys.path under pytest
 
 
 def test_a_certain_gammon_rolls_out_to_exactly_two_points():

@@ -12,7 +12,7 @@ class Driver:
     """Talks to ``gammon play`` through pipes: waits for a prompt, answers it."""
 
     def __init__(self, *args: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "play", *args], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "app.cli", "play", *args], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=0)
         self.transcript = ""
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from engine.errors import GammonError
 from models.network import atomic_write, load_weights
 from training.distill import DistillConfig, generation
 from training.train import Config, append_log, evaluate_vs_pubeval, read_log, train
@@ -51,7 +52,7 @@ RECIPES = {
 def run_recipe(name: str, out: Path, progress: bool = True) -> Path:
     """Run (or resume) recipe ``name`` into ``out``; returns the final weights ``out / 'model.pt'``."""
     if name not in RECIPES:
-        raise ValueError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
+        raise GammonError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
     recipe = RECIPES[name]
     out.mkdir(parents=True, exist_ok=True)
     log = out / "log.jsonl"

@@ -29,12 +29,21 @@ import torch
 from tqdm import tqdm
 
 from engine.board import flip, starting_board, variant_checkers
+from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import best_in_groups, duplicate_duel, opening_rolls, result_points
 from engine.movegen import generate
 from engine.probability import RESULT_POINTS, afterstate_probs, exclusive_results
-from models.network import (NetEvaluator, WeightsError, atomic_write, build_model, load_payload, model_from_payload,
-                            save_weights, seed_from)
+from models.network import (
+    NetEvaluator,
+    WeightsError,
+    atomic_write,
+    build_model,
+    load_payload,
+    model_from_payload,
+    save_weights,
+    seed_from,
+)
 
 CHECKERS = variant_checkers("standard")  # the trainer plays standard backgammon
 
@@ -58,13 +67,13 @@ class Config:
         """ValueError naming the first option out of range."""
         for name in ("games", "parallel", "hidden", "threads", "checkpoint_every", "eval_every"):
             if getattr(self, name) < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 1; got {getattr(self, name)}")
+                raise GammonError(f"--{name.replace('_', '-')} must be at least 1; got {getattr(self, name)}")
         if not self.lr > 0:
-            raise ValueError(f"--lr must be positive; got {self.lr}")
+            raise GammonError(f"--lr must be positive; got {self.lr}")
         if self.eval_games % 2 or self.eval_games < 4:
-            raise ValueError("--eval-games must be even and at least 4 (duplicate dice play games in pairs)")
+            raise GammonError("--eval-games must be even and at least 4 (duplicate dice play games in pairs)")
         if self.device not in ("auto", "cpu", "cuda"):
-            raise ValueError(f"--device is auto, cpu or cuda; got {self.device!r}")
+            raise GammonError(f"--device is auto, cpu or cuda; got {self.device!r}")
 
 
 CHECKPOINT_FORMAT = "gammon-checkpoint"
@@ -152,7 +161,7 @@ class Trainer:
         atomic_write(path, lambda f: torch.save(state, f))
 
     @classmethod
-    def resume(cls, path: Path, games: int | None = None) -> "Trainer":
+    def resume(cls, path: Path, games: int | None = None) -> Trainer:
         try:
             state = torch.load(path, map_location="cpu", weights_only=True)
         except FileNotFoundError:

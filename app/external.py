@@ -18,17 +18,18 @@ from __future__ import annotations
 import logging
 import socketserver
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from .board import BoardError, flip, validate
+from engine.board import BoardError, flip, validate
+from engine.errors import GammonError
 
 log = logging.getLogger("gammon.external")
 
 
-class ProtocolError(ValueError):
+class ProtocolError(GammonError):
     """A board string that is not a well-formed FIBS board (says what is wrong)."""
 
 
@@ -116,13 +117,13 @@ class Bot:
                 return "take"
             if fibs.dice == (0, 0):
                 return "roll"
-            from .notation import legal_plays
+            from engine.notation import legal_plays
 
             return legal_plays(fibs.board, fibs.dice)[0].notation
 
     def _decide(self, fibs: FibsBoard) -> str:
-        from .analysis import Cube, rank_moves
-        from .notation import format_move
+        from engine.analysis import Cube, rank_moves
+        from engine.notation import format_move
 
         # The may-double flags tell who holds the cube (before any pending double).
         owner = "centered" if fibs.bot_may_double and fibs.opponent_may_double else "me" if fibs.bot_may_double else "opponent"
@@ -143,8 +144,8 @@ class Bot:
 
     def _cube(self, board_on_roll: np.ndarray, fibs: FibsBoard, owner: str):
         """The doubler's cube decision for ``board_on_roll`` (the doubler on roll): money, or the MET in a match."""
-        from .analysis import cube_efficiency, position_probs
-        from .match import cube_action
+        from engine.analysis import cube_efficiency, position_probs
+        from engine.match import cube_action
 
         probs = position_probs(self.evaluator, board_on_roll[None], max(self.plies, 1))[0]
         away = None

@@ -16,13 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .analysis import Cube, cube_efficiency, position_probs, rank_moves
-from .board import flip, pip_counts, render, starting_board
-from .cubeful import CubeContext, EvaluatorPlayer, _opening
-from .probability import cubeless_equity
-from .game import result_points
-from .match import MAX_AWAY, cube_action
-from .notation import MoveError, find_play, format_move, legal_plays
+from engine.analysis import Cube, cube_efficiency, position_probs, rank_moves
+from engine.board import flip, pip_counts, render, starting_board
+from engine.cubeful import CubeContext, EvaluatorPlayer, _opening
+from engine.errors import GammonError
+from engine.game import result_points
+from engine.match import MAX_AWAY, cube_action
+from engine.notation import MoveError, find_play, format_move, legal_plays
+from engine.probability import cubeless_equity
 
 RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
 YOU, BOT = 0, 1
@@ -42,10 +43,10 @@ class GameOver(Exception):
 class TerminalGame:
     def __init__(self, evaluator, length: int = 0, seed: int | None = None, read=input, write=print, record_path=None):
         if not hasattr(evaluator, "probabilities"):
-            raise ValueError(f"the bot needs probability estimates (a network or gnubg); "
+            raise GammonError(f"the bot needs probability estimates (a network or gnubg); "
                              f"{getattr(evaluator, 'name', evaluator)!r} only scores moves")
         if not 0 <= length <= MAX_AWAY:
-            raise ValueError(f"match length must be 1..{MAX_AWAY}, or 0 for money games; got {length}")
+            raise GammonError(f"match length must be 1..{MAX_AWAY}, or 0 for money games; got {length}")
         self.evaluator = evaluator
         self.bot = EvaluatorPlayer(evaluator)
         self.rng = np.random.default_rng(seed)

@@ -1,0 +1,251 @@
+"""Analysis sub-commands: show, moves, eval, hint, cube, rollout (and their --batch files).
+
+Models load when a command runs (``models`` imports torch), so ``gammon --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from engine.advice import cube_result, hint_rows
+from engine.analysis import Cube, cube_efficiency, cubeful_equity, position_probs
+from engine.board import BoardError, flip, render
+from engine.formats import parse_position, position_id
+from engine.notation import legal_plays
+from engine.probability import cubeless_equity
+from engine.rollout import cubeful_rollout, rollout
+from engine.svg import write_board_svg
+
+from .arguments import at_least, dice_for, model_option, need_position, parse_dice
+
+
+def cmd_show(args) -> int:
+    board, state = parse_position(args.position)
+    if args.svg:
+
+        write_board_svg(args.svg, board, state, title=args.position)
+        print(f"wrote {args.svg}")
+        return 0
+    print(render(board))
+    if state is not None:
+        print(f"cube {state.cube} ({'centered' if state.cube_owner < 0 else f'owned by player {state.cube_owner}'}), "
+              f"player {state.on_roll} on roll, dice {state.dice}, "
+              f"{'money' if state.match_length == 0 else f'match to {state.match_length}'}, score {state.score}")
+    return 0
+
+
+def cmd_moves(args) -> int:
+    board, state = parse_position(args.position)
+    dice = dice_for(args, state)
+    plays = legal_plays(board, dice)
+    rows = [{"move": p.notation, "result_id": position_id(flip(p.board))} for p in plays]
+    if args.json:
+        print(json.dumps({"dice": list(dice), "moves": rows}))
+    else:
+        print(f"{len(rows)} legal play(s) with {dice[0]}-{dice[1]}:")
+        for i, row in enumerate(rows, 1):
+            print(f"{i:>4}. {row['move'] or '(no move: the turn passes)':<28} {row['result_id']}")
+    return 0
+
+
+PROB_HEADER = "         Win     W(g)    W(bg)   L(g)    L(bg)   Equity"
+
+
+def _prob_row(label: str, probs, equity: float) -> str:
+    return f"{label:<8}" + " ".join(f"{p:7.3f}" for p in probs) + f"  {equity:+7.3f}"
+
+
+def cmd_eval(args) -> int:
+    from models.players import load_analyst
+
+    board, state = parse_position(args.position)
+    cube = Cube.from_state(state)
+    net = load_analyst(args.model)
+    rows = []
+    for plies in range(args.ply + 1):
+        probs = position_probs(net, board[None], plies)[0]
+        cubeful = float(cubeful_equity(probs, cube, cube_efficiency(board)[0])) / cube.value
+        rows.append({"plies": plies, "probs": probs.tolist(), "equity": float(cubeless_equity(probs)), "cubeful": cubeful})
+    if args.json:
+        print(json.dumps({"position": args.position, "evaluations": rows}))
+        return 0
+    print(render(board))
+    print(PROB_HEADER + "   Cubeful")
+    for row in rows:
+        print(_prob_row(f"{row['plies']}-ply", row["probs"], row["equity"]) + f"  {row['cubeful']:+7.3f}")
+    return 0
+
+
+def _batch_position(item: dict):
+    """(board, state, dice) of a batch line: ``gnubgid``, or ``position_id`` (+ ``dice``)."""
+    if "gnubgid" in item:
+        board, state = parse_position(item["gnubgid"])
+    elif "position_id" in item:
+        board, state = parse_position(item["position_id"])
+    else:
+        raise BoardError("a batch line needs 'gnubgid' or 'position_id'")
+    dice = item.get("dice") or (state.dice if state is not None and state.dice[0] else None)
+    return board, state, dice
+
+
+def run_batch(args, analyse) -> int:
+    """Analyse every line of ``args.batch`` into ``args.out`` (JSON Lines, written atomically).
+
+    A line that cannot be analysed gets an ``error`` field instead; the exit code is 1
+    when any line failed.
+    """
+
+
+    from models.players import load_analyst
+
+    if not args.out:
+        raise BoardError("--batch needs --out FILE")
+    net = load_analyst(args.model)
+    lines = Path(args.batch).read_text().splitlines()
+    failures = 0
+    out = Path(args.out)
+    tmp = out.with_name(out.name + ".tmp")
+    with open(tmp, "w") as f:
+        for number, line in enumerate(tqdm(lines, unit="position", disable=not sys.stderr.isatty()), 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                record = {"id": item.get("id"), **analyse(net, *_batch_position(item))}
+            except (ValueError, TypeError, AttributeError) as exc:
+                failures += 1
+                record = {"id": item.get("id") if isinstance(item, dict) else None, "line": number, "error": str(exc)}
+            f.write(json.dumps(record) + "\n")
+    os.replace(tmp, out)
+    if failures:
+        print(f"gammon {args.command}: {failures} of {len(lines)} line(s) failed; see their 'error' fields in {out}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def cmd_hint(args) -> int:
+    from models.players import load_analyst
+
+    if args.batch:
+        def analyse(net, board, state, dice):
+            if dice is None:
+                raise BoardError("no dice: give 'dice' or a gnubgid whose Match ID has dice")
+            best = hint_rows(net, board, state, dice, args.ply)[0]
+            return {"move": best["move"], "result_id": best["result_id"], "equity": best["equity"]}
+
+        return run_batch(args, analyse)
+    board, state = parse_position(need_position(args))
+    dice = dice_for(args, state)
+    rows = hint_rows(load_analyst(args.model), board, state, dice, args.ply)
+    if args.json:
+        print(json.dumps({"position": args.position, "dice": list(dice), "moves": rows}))
+        return 0
+    print(render(board))
+    print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful money equity after the move:")
+    for i, row in enumerate(rows[: args.top], 1):
+        move = row["move"] or "(no move)"
+        print(f"{i:>3}. {row['plies']}-ply  {move:<26} Eq.: {row['equity']:+.3f} ({row['diff']:+.3f})")
+        print("      " + "  ".join(f"{p:.3f}" for p in row["probs"]))
+    return 0
+
+
+def cmd_cube(args) -> int:
+    from models.players import load_analyst
+
+    if args.batch:
+        def analyse(net, board, state, dice):
+            result = cube_result(net, board, state, args.ply)
+            return {key: result[key] for key in ("action", "response", "no_double", "double_take", "double_pass")}
+
+        return run_batch(args, analyse)
+    board, state = parse_position(need_position(args))
+    result = {"position": args.position, **cube_result(load_analyst(args.model), board, state, args.ply)}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(render(board))
+    print(PROB_HEADER)
+    print(_prob_row(f"{args.ply}-ply", result["probs"], result["cubeless"]))
+    print("\nCubeful equities:")
+    options = [("No double", result["no_double"]), ("Double, take", result["double_take"]), ("Double, pass", result["double_pass"])]
+    best = max(result["no_double"], min(result["double_take"], result["double_pass"]))
+    for i, (name, equity) in enumerate(options, 1):
+        print(f"{i}. {name:<14} {equity:+.3f}  ({equity - best:+.3f})")
+    print(f"Proper cube action: {result['verdict']}   (take point {result['take_point']:.1%})")
+    return 0
+
+
+def cmd_rollout(args) -> int:
+    from models.players import load_analyst
+
+    board, state = parse_position(need_position(args))
+    net = load_analyst(args.model)
+    with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+        if args.cubeful:
+            cube = Cube.from_state(state)
+            owner = {"centered": -1, "me": 0, "opponent": 1}[cube.owner]
+            result = cubeful_rollout(net, board, cube.value, owner, games=args.games, seed=args.seed, progress=bar.update)
+        else:
+            result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate, progress=bar.update)
+    if args.json:
+        print(json.dumps({"position": args.position, **result.as_dict()}))
+        return 0
+    print(render(board))
+    low, high = result.ci95
+    if args.cubeful:
+        print(f"\n{result.games} cubeful money games, seed {args.seed}: equity {result.equity:+.3f} ± {result.std_error:.3f} "
+              f"(95% CI {low:+.3f} .. {high:+.3f}); {result.doubles} doubles, {result.passes} passed")
+        return 0
+    print(PROB_HEADER)
+    print(_prob_row("rollout", result.probs, result.equity))
+    kind = f"truncated at {args.truncate} turns ({result.truncated} games scored by the net)" if args.truncate else "played to the end"
+    print(f"\n{result.games} games, {kind}, seed {args.seed}: cubeless equity {result.equity:+.3f} "
+          f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); {result.games_per_s:.0f} games/s")
+    return 0
+
+
+def register(sub) -> None:
+    """Add the analysis sub-commands to the ``gammon`` parser's ``sub``."""
+    show = sub.add_parser("show", help="draw a position (Position ID, PositionID:MatchID or XGID)")
+    show.add_argument("position")
+    show.add_argument("--svg", help="write the position as an SVG picture to this file instead")
+    show.set_defaults(run=cmd_show)
+
+    moves = sub.add_parser("moves", help="list the legal plays of a position and roll")
+    moves.add_argument("position", help="Position ID, PositionID:MatchID or XGID")
+    moves.add_argument("--dice", type=parse_dice, help="the roll, e.g. 64 (default: the dice in the Match ID/XGID)")
+    moves.add_argument("--json", action="store_true")
+    moves.set_defaults(run=cmd_moves)
+
+    for name, run, text in (
+        ("eval", cmd_eval, "evaluate a position (cubeless probabilities, cubeless and cubeful equity) at 0..N ply"),
+        ("hint", cmd_hint, "rank the legal moves of a roll by equity"),
+        ("cube", cmd_cube, "the cube action for the player on roll (money, or match play with the MET)"),
+    ):
+        command = sub.add_parser(name, help=text)
+        command.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
+        command.add_argument("--ply", type=int, default=0 if name == "eval" else 2 if name == "cube" else 1,
+                             choices=range(0, 4), help="search depth (default %(default)s)")
+        model_option(command)
+        command.add_argument("--json", action="store_true")
+        if name == "hint":
+            command.add_argument("--dice", type=parse_dice, help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
+            command.add_argument("--top", type=at_least(1), default=10, help="moves to show (default 10)")
+        if name in ("hint", "cube"):
+            command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")
+            command.add_argument("--out", help="where --batch writes its JSON Lines results")
+        command.set_defaults(run=run)
+
+    roll = sub.add_parser("rollout", help="roll a position out (cubeless, or --cubeful), the net playing both sides")
+    roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
+    roll.add_argument("--games", type=at_least(36, 36), default=1296, help="games (a multiple of 36; default 1296)")
+    roll.add_argument("--truncate", type=at_least(1), default=None, help="stop after N turns and score with the net")
+    roll.add_argument("--cubeful", action="store_true", help="money rollout with the cube (the position's cube state)")
+    roll.add_argument("--seed", type=int, default=0)
+    model_option(roll)
+    roll.add_argument("--json", action="store_true")
+    roll.set_defaults(run=cmd_rollout)

@@ -1,0 +1,52 @@
+"""What the sub-commands share: argument types and how a position's dice and model are given."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from engine.board import BoardError
+
+
+def at_least(low: int, multiple: int = 1):
+    """An argparse type: an integer >= ``low`` (and a multiple of ``multiple``), else one line saying so."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or value % multiple:
+            rule = f"at least {low}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
+            raise argparse.ArgumentTypeError(f"must be {rule}; got {value}")
+        return value
+
+    return parse
+
+
+DICE = re.compile(r"\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*", re.ASCII)
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    match = DICE.fullmatch(text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"dice are two digits 1..6 like 64, 6-4 or 6,4; got {text!r}")
+    return int(match[1]), int(match[2])
+
+
+def dice_for(args, state) -> tuple[int, int]:
+    dice = args.dice or (state.dice if state is not None and state.dice[0] else None)
+    if dice is None:
+        raise BoardError("no dice: give --dice (e.g. --dice 64) or a Match ID / XGID with dice")
+    return dice
+
+
+def need_position(args) -> str:
+    if not args.position:
+        raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), or --batch IN.jsonl --out OUT.jsonl")
+    return args.position
+
+
+def model_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default="default",
+                        help="a weights file or player name (default: the shipped net, models/default.pt)")

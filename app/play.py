@@ -1,0 +1,158 @@
+"""Playing sub-commands: demo, play (you against the bot), match (bot against bot), serve (for gnubg).
+
+Models load when a command runs (``models`` imports torch), so ``gammon --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+
+from tqdm import tqdm
+
+from engine.board import VARIANTS, flip, render, variant_checkers
+from engine.cubeful import EvaluatorPlayer, Rules, duplicate_series
+from engine.evaluator import evaluator_policy
+from engine.game import duplicate_duel, play_games
+
+from .arguments import at_least, model_option
+from .external import Bot, ExternalPlayerServer
+from .terminal import TerminalGame
+
+
+def _policy(name: str, seed: int):
+    from models.players import load_player
+
+    return evaluator_policy(load_player(name, seed))
+
+
+def cmd_demo(args) -> int:
+    players = (_policy(args.x, args.seed + 1), _policy(args.o, args.seed + 2))
+    result = play_games(players, 1, seed=args.seed, variant=args.variant, record=True)
+    record = result.records[0]
+    names = (f"X ({args.x})", f"O ({args.o})")
+    checkers = variant_checkers(args.variant)
+    print(f"{args.variant} game, {names[0]} vs {names[1]}; opening roll X {record.opening[0]}, O {record.opening[1]}\n")
+    for number, (side, dice, before, move) in enumerate(record.turns, 1):
+        if args.quiet:
+            continue
+        seen_from_x = before if side == 0 else flip(before)
+        print(render(seen_from_x, checkers, names=("X", "O")))
+        print(f"\nturn {number}: {names[side]} rolls {dice[0]}-{dice[1]} and plays {move or '(no move)'}\n")
+        if args.delay:
+            time.sleep(args.delay)
+    points = int(result.points[0])
+    kind = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[abs(points)]
+    print(f"{names[0 if points > 0 else 1]} wins {kind} ({abs(points)} point{'s' if abs(points) > 1 else ''}) after {len(record.turns)} turns")
+    return 0
+
+
+def cmd_play(args) -> int:
+    from models.players import load_analyst
+
+
+    def read() -> str:
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    game = TerminalGame(load_analyst(args.model), length=args.length, seed=args.seed, read=read, write=print,
+                        record_path=args.record)
+    return game.run()
+
+
+def cmd_match(args) -> int:
+    from models.players import load_player
+
+    rules = Rules(match_length=args.length, jacoby=args.jacoby, beavers=args.beavers,
+                  automatic_doubles=args.automatic_doubles, variant=args.variant)
+    evaluators = [load_player(args.a, seed=args.seed + 1, variant=args.variant),
+                  load_player(args.b, seed=args.seed + 2, variant=args.variant)]
+    a = EvaluatorPlayer(evaluators[0], cube_plies=args.cube_ply, move_plies=args.ply)
+    b = EvaluatorPlayer(evaluators[1], cube_plies=args.cube_ply, move_plies=args.ply if args.b_ply is None else args.b_ply)
+    n = args.matches if args.length else args.games
+    with tqdm(total=n, unit="match" if args.length else "game", disable=args.json or not sys.stderr.isatty()) as bar:
+        if args.length or not args.cubeless:
+            stats = duplicate_series(a, b, n, seed=args.seed, rules=rules, progress=bar.update)
+        else:
+
+            stats = duplicate_duel(a.policy, b.policy, n, seed=args.seed, variant=args.variant).as_dict()
+            bar.update(n)
+    report = {"a": args.a, "b": args.b, "seed": args.seed, "cubeless": bool(args.cubeless and not args.length), **stats}
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    low, high = report["ci95"]
+    if args.length:
+        print(f"{args.a} vs {args.b}: {n} matches to {args.length} (duplicate dice, seed {args.seed}), {report['games']} games")
+        print(f"  {args.a} wins {report['match_win_rate']:.1%} of matches (95% CI {low:.1%} .. {high:.1%}); "
+              f"{report['doubles']} doubles, {report['passes']} passed")
+    else:
+        kind = "cubeless" if report["cubeless"] else "cubeful"
+        print(f"{args.a} vs {args.b}: {n} {kind} money games (duplicate dice, seed {args.seed})")
+        print(f"  points per game for {args.a}: {report['ppg']:+.3f} (95% CI {low:+.3f} .. {high:+.3f})")
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from models.players import load_analyst
+
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(message)s")
+    bot = Bot(load_analyst(args.model), plies=args.ply)
+    with ExternalPlayerServer((args.host, args.port), bot) as server:
+        host, port = server.server_address[:2]
+        print(f"gammon external player on {host}:{port}; in gnubg: set player 1 external {host}:{port}", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+def register(sub) -> None:
+    """Add the playing sub-commands to the ``gammon`` parser's ``sub``."""
+    demo = sub.add_parser("demo", help="watch a bot-vs-bot game drawn in the terminal")
+    demo.add_argument("--x", default="default", help="player X: default (the shipped net), a weights file, pubeval, "
+                      "heuristic, random, gnubg (default: default)")
+    demo.add_argument("--o", default="pubeval", help="player O, as for --x (default: pubeval)")
+    demo.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
+    demo.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
+    demo.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
+    demo.add_argument("--quiet", action="store_true", help="print only the result")
+    demo.set_defaults(run=cmd_demo)
+
+    serve = sub.add_parser("serve", help="play for GNU Backgammon as its external player (gnubg connects to us)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    serve.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 picks a free one)")
+    model_option(serve)
+    serve.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth (default 0)")
+    serve.add_argument("--verbose", action="store_true", help="log connections and bad board strings")
+    serve.set_defaults(run=cmd_serve)
+
+    match = sub.add_parser("match", help="bot against bot: money games (cubeful or cubeless) or matches, duplicate dice")
+    match.add_argument("a", help="player A: default, a weights file, pubeval, heuristic, random, gnubg")
+    match.add_argument("b", help="player B")
+    match.add_argument("--games", type=int, default=1000, help="money games, an even number (default 1000)")
+    match.add_argument("--cubeless", action="store_true", help="money games without the cube")
+    match.add_argument("--length", type=int, default=0, help="play matches to this many points instead of money games")
+    match.add_argument("--matches", type=int, default=100, help="matches with --length, an even number (default 100)")
+    match.add_argument("--jacoby", action="store_true", help="money: gammons count single until the cube is turned")
+    match.add_argument("--beavers", action="store_true", help="money: a doubled player may beaver")
+    match.add_argument("--automatic-doubles", type=at_least(0), default=0, help="money: automatic doubles per game (default 0)")
+    match.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
+    match.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth of A (and B; default 0)")
+    match.add_argument("--b-ply", type=int, default=None, choices=range(0, 3), help="move search depth of B if different")
+    match.add_argument("--cube-ply", type=int, default=0, choices=range(0, 3), help="cube decision depth (default 0)")
+    match.add_argument("--seed", type=int, default=0)
+    match.add_argument("--json", action="store_true")
+    match.set_defaults(run=cmd_match)
+
+    play = sub.add_parser("play", help="play against the bot in the terminal (type moves like 24/18 13/11)")
+    model_option(play)
+    play.add_argument("--length", type=int, default=0, help="play a match to this many points (default: money games)")
+    play.add_argument("--seed", type=int, default=None, help="dice seed, for a reproducible session")
+    play.add_argument("--record", help="save the game record to this file at the end")
+    play.set_defaults(run=cmd_play)
