@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import starting_board
 from app.external import Bot, ExternalPlayerServer, ProtocolError, parse_fibs_board
+from engine.board import starting_board
 from engine.notation import legal_plays
 from models.players import load_player
 

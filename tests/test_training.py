@@ -1,11 +1,13 @@
 """Self-play training: determinism, checkpoints and resume, and that it learns."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
+from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import duplicate_duel
 from models.baselines import RandomEvaluator
@@ -120,6 +122,21 @@ def test_a_distillation_generation_fits_its_own_search(tmp_path):
     assert load_weights(weights).meta["stages"][-1]["distill"]["positions"] == 1500
     # Finished: running it again does nothing and keeps the weights.
     assert generation(td, tmp_path / "gen", config, progress=False) == weights
+
+
+def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
+    td = train(tiny(games=300, parallel=32, hidden=16, checkpoint_every=300), tmp_path / "td", progress=False)
+    first = generation(td, tmp_path / "gen1", DistillConfig(positions=300, epochs=2, chunk=300, seed=5), progress=False)
+    config = DistillConfig(positions=200, epochs=2, chunk=200, seed=6, replay=1, fresh="contact=24")
+    second = generation(first, tmp_path / "gen2", config, progress=False)
+    fitted = [json.loads(line) for line in (tmp_path / "gen2" / "log.jsonl").read_text().splitlines()][-1]
+    assert fitted["step"] == "fitted" and fitted["positions"] == 500  # its own 200 and gen1's 300
+    nets = load_weights(second).net.nets
+    assert nets["contact"].hidden == (24,) and nets["race"].hidden == (16,)
+    with pytest.raises(GammonError, match="gen0 has no labelled positions"):
+        generation(first, tmp_path / "gen1b" / "gen1", replace(config, replay=1), progress=False)
+    with pytest.raises(GammonError, match="--fresh"):
+        generation(first, tmp_path / "gen3", replace(config, replay=0, fresh="crashed=8"), progress=False)
 
 
 def test_labelling_resumes_from_its_saved_chunks(tmp_path):

@@ -14,8 +14,10 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    (:func:`engine.analysis.position_probs`), bear-offs answered by the exact databases.
    Labelling runs in chunks; finished chunks are kept in ``labels.partial.npz``.
 3. **Fit** (``model.pt``): supervised cross-entropy from the labels to each class net's
-   softmax, starting from the current weights; a share of the positions is held out,
-   and each net keeps the epoch with its lowest held-out divergence from the labels.
+   softmax, starting from the current weights (or from random ones, wider, for the nets
+   named by ``--fresh``), on this generation's positions and those of the ``--replay``
+   generations before it; a share of the positions is held out, and each net keeps the
+   epoch with its lowest held-out divergence from the labels.
 
 Targets come only from our own nets and searches: the model teaches its next version
 what its search already knows. ``log.jsonl`` records every step.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,10 +39,11 @@ from tqdm import tqdm
 from engine.analysis import position_probs
 from engine.bearoff import WithBearoff
 from engine.board import CLASS_NAMES, flip, position_class
+from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import play_games, random_policy, result_points
 from engine.probability import exclusive_results
-from models.network import NetEvaluator, atomic_write, load_payload, model_from_payload, save_weights
+from models.network import NetEvaluator, TDNet, atomic_write, load_payload, model_from_payload, save_weights
 from training.train import append_log
 
 
@@ -56,6 +60,8 @@ class DistillConfig:
     threads: int = 1  # torch CPU threads
     device: str = "auto"  # where the nets run (labels and fit): auto (a GPU when present), cpu, cuda
     chunk: int = 500  # positions labelled per step
+    replay: int = 0  # earlier generations (sibling folders genK) whose positions and labels join the fit
+    fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: e.g. contact=512
 
 
 def save_array(path: Path, array: np.ndarray) -> None:
@@ -189,6 +195,31 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
     return {"held_out_before": start, "held_out_after": held_out()}
 
 
+def replay_folders(out: Path, replay: int) -> list[Path]:
+    """The ``replay`` generation folders before ``out`` (``gen6`` replays ``gen5``, ``gen4``, ...), all labelled."""
+    if not replay:
+        return []
+    match = re.fullmatch(r"(.*?)(\d+)", out.name)
+    if match is None:
+        raise GammonError(f"--replay needs a numbered generation folder like gen6; got {out.name!r}")
+    folders = [out.parent / f"{match[1]}{int(match[2]) - k}" for k in range(1, replay + 1)]
+    for folder in folders:
+        if not (folder / "labels.npy").exists():
+            raise GammonError(f"--replay {replay}: {folder} has no labelled positions")
+    return folders
+
+
+def fresh_widths(spec: str, names) -> dict[str, int]:
+    """``--fresh`` read as {net name: hidden units}: NAME=HIDDEN pairs for nets of the model."""
+    widths = {}
+    for item in filter(None, spec.split(",")):
+        name, _, hidden = item.partition("=")
+        if name not in names or not hidden.isdigit() or int(hidden) < 1:
+            raise GammonError(f"--fresh {spec!r}: write NAME=HIDDEN for nets of the model ({', '.join(names)})")
+        widths[name] = int(hidden)
+    return widths
+
+
 # -- one generation ------------------------------------------------------------------------------
 
 
@@ -205,6 +236,7 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     model = model_from_payload(payload, str(model_path))
     model.to(torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto" else config.device))
     evaluator = WithBearoff(NetEvaluator(model))
+    earlier, widths = replay_folders(out, config.replay), fresh_widths(config.fresh, list(model.nets))
 
     positions_file = out / "positions.npy"
     if not positions_file.exists():
@@ -225,10 +257,15 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
         append_log(log, {"step": "labels", "plies": config.plies, "count": len(labels),
                          "seconds": round(time.perf_counter() - started, 1)})
     labels = np.load(labels_file)
+    boards = np.concatenate([boards] + [np.load(folder / "positions.npy") for folder in earlier])
+    labels = np.concatenate([labels] + [np.load(folder / "labels.npy") for folder in earlier])
+    for name, hidden in widths.items():  # after labelling: the search labels with the nets as they were
+        model.nets[name] = TDNet(model.nets[name].encoding, (hidden,)).to(model.device)
 
     started = time.perf_counter()
     result = fit(model, boards, labels, config, log, progress)
-    append_log(log, {"step": "fitted", "seconds": round(time.perf_counter() - started, 1), **result})
+    append_log(log, {"step": "fitted", "positions": len(boards), "seconds": round(time.perf_counter() - started, 1),
+                     **result})
     meta = dict(payload.get("meta", {}))
     meta.setdefault("stages", [])
     meta["stages"] = list(meta["stages"]) + [{"distill": asdict(config), **result}]

@@ -7,7 +7,8 @@ A recipe is a list of stages run one after another, each in its own folder of ``
 1. ``td``: TD(0) self-play from random weights (:mod:`training.train`), one net per
    position class with the knowledge-carrying inputs of :mod:`models.features`.
 2. ``gen1``, ``gen2``, ...: supervised generations (:mod:`training.distill`): positions
-   from the current model's self-play, labelled by its own 1-ply search, fitted.
+   from the current model's self-play, labelled by its own 1-ply search, fitted. The
+   later ones widen the contact net and fit on the labels of earlier generations too.
 
 A stage whose ``model.pt`` exists is done and is skipped; an unfinished one resumes
 (the TD stage from its checkpoint, a generation from its last saved step). After each
@@ -38,7 +39,11 @@ RECIPES = {
     # The shipped model (models/default.md): about 33 minutes of TD, then about 5 per generation, on 2 cores.
     "strong": Recipe(
         td=Config(games=300_000, threads=1, seed=1),
-        generations=[DistillConfig(positions=100_000, seed=10 + i) for i in range(1, 6)],
+        generations=[DistillConfig(positions=100_000, seed=10 + i) for i in range(1, 6)] + [
+            # then a 512-unit contact net, from random weights, fitted on every generation's labels so far
+            DistillConfig(positions=100_000, seed=16, replay=5, fresh="contact=512", epochs=60),
+            DistillConfig(positions=100_000, seed=17, replay=6),
+        ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
     "tiny": Recipe(
