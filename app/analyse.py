@@ -13,8 +13,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine.advice import cube_result, hint_rows
-from engine.analysis import Cube, cube_efficiency, cubeful_equity, position_probs
+from engine.analysis import cube_efficiency, cubeful_equity, position_probs
 from engine.board import BoardError, flip, render
+from engine.cube import Cube
 from engine.formats import parse_position, position_id
 from engine.notation import legal_plays
 from engine.probability import cubeless_equity
@@ -64,13 +65,14 @@ def cmd_eval(args) -> int:
     from models.players import load_analyst
 
     board, state = parse_position(args.position)
-    cube = Cube.from_state(state)
+    cube = Cube.from_state(state).for_money()
     net = load_analyst(args.model)
     rows = []
     for plies in range(args.ply + 1):
         probs = position_probs(net, board[None], plies)[0]
         cubeful = float(cubeful_equity(probs, cube, cube_efficiency(board)[0])) / cube.value
-        rows.append({"plies": plies, "probs": probs.tolist(), "equity": float(cubeless_equity(probs)), "cubeful": cubeful})
+        rows.append({"plies": plies, "probs": probs.tolist(), "equity": float(cubeless_equity(probs)),
+                     "cubeful": cubeful})
     if args.json:
         print(json.dumps({"position": args.position, "evaluations": rows}))
         return 0
@@ -123,7 +125,8 @@ def run_batch(args, analyse) -> int:
             f.write(json.dumps(record) + "\n")
     os.replace(tmp, out)
     if failures:
-        print(f"gammon {args.command}: {failures} of {len(lines)} line(s) failed; see their 'error' fields in {out}", file=sys.stderr)
+        print(f"gammon {args.command}: {failures} of {len(lines)} line(s) failed; see their 'error' fields in {out}",
+              file=sys.stderr)
     return 1 if failures else 0
 
 
@@ -171,7 +174,8 @@ def cmd_cube(args) -> int:
     print(PROB_HEADER)
     print(_prob_row(f"{args.ply}-ply", result["probs"], result["cubeless"]))
     print("\nCubeful equities:")
-    options = [("No double", result["no_double"]), ("Double, take", result["double_take"]), ("Double, pass", result["double_pass"])]
+    options = [("No double", result["no_double"]), ("Double, take", result["double_take"]),
+               ("Double, pass", result["double_pass"])]
     best = max(result["no_double"], min(result["double_take"], result["double_pass"]))
     for i, (name, equity) in enumerate(options, 1):
         print(f"{i}. {name:<14} {equity:+.3f}  ({equity - best:+.3f})")
@@ -186,9 +190,8 @@ def cmd_rollout(args) -> int:
     net = load_analyst(args.model)
     with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         if args.cubeful:
-            cube = Cube.from_state(state)
-            owner = {"centered": -1, "me": 0, "opponent": 1}[cube.owner]
-            result = cubeful_rollout(net, board, cube.value, owner, games=args.games, seed=args.seed, progress=bar.update)
+            cube = Cube.from_state(state).for_money()
+            result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update)
         else:
             result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate, progress=bar.update)
     if args.json:
@@ -197,12 +200,14 @@ def cmd_rollout(args) -> int:
     print(render(board))
     low, high = result.ci95
     if args.cubeful:
-        print(f"\n{result.games} cubeful money games, seed {args.seed}: equity {result.equity:+.3f} ± {result.std_error:.3f} "
-              f"(95% CI {low:+.3f} .. {high:+.3f}); {result.doubles} doubles, {result.passes} passed")
+        print(f"\n{result.games} cubeful money games, seed {args.seed}: equity {result.equity:+.3f} "
+              f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); "
+              f"{result.doubles} doubles, {result.passes} passed")
         return 0
     print(PROB_HEADER)
     print(_prob_row("rollout", result.probs, result.equity))
-    kind = f"truncated at {args.truncate} turns ({result.truncated} games scored by the net)" if args.truncate else "played to the end"
+    kind = (f"truncated at {args.truncate} turns ({result.truncated} games scored by the net)" if args.truncate
+            else "played to the end")
     print(f"\n{result.games} games, {kind}, seed {args.seed}: cubeless equity {result.equity:+.3f} "
           f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); {result.games_per_s:.0f} games/s")
     return 0
@@ -233,7 +238,8 @@ def register(sub) -> None:
         model_option(command)
         command.add_argument("--json", action="store_true")
         if name == "hint":
-            command.add_argument("--dice", type=parse_dice, help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
+            command.add_argument("--dice", type=parse_dice,
+                                 help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
             command.add_argument("--top", type=at_least(1), default=10, help="moves to show (default 10)")
         if name in ("hint", "cube"):
             command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")

@@ -43,7 +43,8 @@ def dice_for(args, state) -> tuple[int, int]:
 
 def need_position(args) -> str:
     if not args.position:
-        raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), or --batch IN.jsonl --out OUT.jsonl")
+        raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), "
+                         "or --batch IN.jsonl --out OUT.jsonl")
     return args.position
 
 

@@ -45,7 +45,8 @@ def cmd_demo(args) -> int:
             time.sleep(args.delay)
     points = int(result.points[0])
     kind = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[abs(points)]
-    print(f"{names[0 if points > 0 else 1]} wins {kind} ({abs(points)} point{'s' if abs(points) > 1 else ''}) after {len(record.turns)} turns")
+    print(f"{names[0 if points > 0 else 1]} wins {kind} ({abs(points)} point{'s' if abs(points) > 1 else ''}) "
+          f"after {len(record.turns)} turns")
     return 0
 
 
@@ -72,7 +73,8 @@ def cmd_match(args) -> int:
     evaluators = [load_player(args.a, seed=args.seed + 1, variant=args.variant),
                   load_player(args.b, seed=args.seed + 2, variant=args.variant)]
     a = EvaluatorPlayer(evaluators[0], cube_plies=args.cube_ply, move_plies=args.ply)
-    b = EvaluatorPlayer(evaluators[1], cube_plies=args.cube_ply, move_plies=args.ply if args.b_ply is None else args.b_ply)
+    b = EvaluatorPlayer(evaluators[1], cube_plies=args.cube_ply,
+                        move_plies=args.ply if args.b_ply is None else args.b_ply)
     n = args.matches if args.length else args.games
     with tqdm(total=n, unit="match" if args.length else "game", disable=args.json or not sys.stderr.isatty()) as bar:
         if args.length or not args.cubeless:
@@ -87,7 +89,8 @@ def cmd_match(args) -> int:
         return 0
     low, high = report["ci95"]
     if args.length:
-        print(f"{args.a} vs {args.b}: {n} matches to {args.length} (duplicate dice, seed {args.seed}), {report['games']} games")
+        print(f"{args.a} vs {args.b}: {n} matches to {args.length} (duplicate dice, seed {args.seed}), "
+              f"{report['games']} games")
         print(f"  {args.a} wins {report['match_win_rate']:.1%} of matches (95% CI {low:.1%} .. {high:.1%}); "
               f"{report['doubles']} doubles, {report['passes']} passed")
     else:
@@ -132,7 +135,8 @@ def register(sub) -> None:
     serve.add_argument("--verbose", action="store_true", help="log connections and bad board strings")
     serve.set_defaults(run=cmd_serve)
 
-    match = sub.add_parser("match", help="bot against bot: money games (cubeful or cubeless) or matches, duplicate dice")
+    match = sub.add_parser("match",
+                           help="bot against bot: money games (cubeful or cubeless) or matches, duplicate dice")
     match.add_argument("a", help="player A: default, a weights file, pubeval, heuristic, random, gnubg")
     match.add_argument("b", help="player B")
     match.add_argument("--games", type=int, default=1000, help="money games, an even number (default 1000)")
@@ -141,10 +145,13 @@ def register(sub) -> None:
     match.add_argument("--matches", type=int, default=100, help="matches with --length, an even number (default 100)")
     match.add_argument("--jacoby", action="store_true", help="money: gammons count single until the cube is turned")
     match.add_argument("--beavers", action="store_true", help="money: a doubled player may beaver")
-    match.add_argument("--automatic-doubles", type=at_least(0), default=0, help="money: automatic doubles per game (default 0)")
+    match.add_argument("--automatic-doubles", type=at_least(0), default=0,
+                       help="money: automatic doubles per game (default 0)")
     match.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
-    match.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth of A (and B; default 0)")
-    match.add_argument("--b-ply", type=int, default=None, choices=range(0, 3), help="move search depth of B if different")
+    match.add_argument("--ply", type=int, default=0, choices=range(0, 3),
+                       help="move search depth of A (and B; default 0)")
+    match.add_argument("--b-ply", type=int, default=None, choices=range(0, 3),
+                       help="move search depth of B if different")
     match.add_argument("--cube-ply", type=int, default=0, choices=range(0, 3), help="cube decision depth (default 0)")
     match.add_argument("--seed", type=int, default=0)
     match.add_argument("--json", action="store_true")

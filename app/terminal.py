@@ -16,12 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.analysis import Cube, cube_efficiency, position_probs, rank_moves
+from engine.analysis import cube_efficiency, position_probs, rank_moves
 from engine.board import flip, pip_counts, render, starting_board
-from engine.cubeful import CubeContext, EvaluatorPlayer, _opening
+from engine.cube import PASS, Cube
+from engine.cubeful import EvaluatorPlayer, _opening
 from engine.errors import GammonError
 from engine.game import result_points
-from engine.match import MAX_AWAY, cube_action
+from engine.match import cube_decision
+from engine.met import MAX_AWAY
 from engine.notation import MoveError, find_play, format_move, legal_plays
 from engine.probability import cubeless_equity
 
@@ -54,6 +56,7 @@ class TerminalGame:
         self.length = length
         self.score = [0, 0]
         self.crawford_done = False
+        self.crawford = False  # this game is the Crawford game
         self.record: list[str] = []
         self.record_path = record_path
         self.cube, self.owner = 1, -1
@@ -77,7 +80,8 @@ class TerminalGame:
         """The board from the person's side, with the cube and the score."""
         self.write(render(board_you, names=("X (you)", "O (bot)")))
         holder = "centered" if self.owner < 0 else "yours" if self.owner == YOU else "the bot's"
-        score = "money" if not self.length else f"match to {self.length}, score you {self.score[0]} - bot {self.score[1]}"
+        score = ("money" if not self.length
+                 else f"match to {self.length}, score you {self.score[0]} - bot {self.score[1]}")
         self.write(f"cube {self.cube} ({holder}); {score}")
 
     def save(self, path) -> None:
@@ -101,23 +105,23 @@ class TerminalGame:
         return 0
 
     def play_game(self) -> None:
-        crawford = bool(self.length) and not self.crawford_done and max(self.score) == self.length - 1
-        self.crawford_done |= crawford
+        self.crawford = bool(self.length) and not self.crawford_done and max(self.score) == self.length - 1
+        self.crawford_done |= self.crawford
         self.cube, self.owner = 1, -1
         opening, _ = _opening(self.rng, 1, 0)
         dice = (int(opening[0, 0]), int(opening[0, 1]))
         turn = YOU if dice[0] > dice[1] else BOT  # you hold die 0
         board = starting_board()  # always from the side on roll
-        self.log(f"New game{' (the Crawford game: no cube)' if crawford else ''}. "
+        self.log(f"New game{' (the Crawford game: no cube)' if self.crawford else ''}. "
                  f"Opening roll: you {dice[0]}, bot {dice[1]}.")
         try:
             while True:
                 if dice is None:
-                    if not crawford and self.owner in (-1, turn):
+                    if not self.crawford and self.owner in (-1, turn):
                         self.cube_turn(turn, board)
                     dice = (int(self.rng.integers(1, 7)), int(self.rng.integers(1, 7)))
                 after = self.move_turn(turn, board, dice)
-                won = int(result_points(after[None], 15)[0])
+                won = int(result_points(after[None], self.evaluator.checkers)[0])
                 if won:
                     raise GameOver(turn, won * self.cube)
                 board, turn, dice = flip(after), 1 - turn, None
@@ -127,16 +131,14 @@ class TerminalGame:
                      f"{'s' if over.points != 1 else ''}. Score: you {self.score[YOU]}, bot {self.score[BOT]}.")
 
     # -- the cube --------------------------------------------------------------------------
-    def context(self, doubler: int) -> CubeContext:
-        away = np.array([[self.length - self.score[doubler], self.length - self.score[1 - doubler]]]) if self.length else None
-        return CubeContext(cube=np.array([self.cube]), owned=np.array([self.owner == doubler]), match_length=self.length,
-                           away=away, post_crawford=np.array([self.crawford_done]) if self.length else None,
-                           jacoby=False, beavers=False)
+    def cube_for(self, player: int) -> Cube:
+        """The cube and the score as ``player`` sees them."""
+        return Cube.seen_by(player, self.cube, self.owner, self.length, self.score, self.crawford)
 
     def cube_turn(self, turn: int, board: np.ndarray) -> None:
         """Before rolling, the player on roll (``board`` from its side) may double."""
         if turn == BOT:
-            if not self.bot.doubles(board[None], self.context(BOT))[0]:
+            if not self.bot.doubles(board[None], [self.cube_for(BOT)])[0]:
                 return
             self.log(f"The bot doubles to {self.cube * 2}.")
             while True:
@@ -160,7 +162,7 @@ class TerminalGame:
             if command in ("", "roll", "r"):
                 return
             if command in ("double", "d"):
-                taken = self.bot.answers(board[None], self.context(YOU))[0] != 0
+                taken = self.bot.answers(board[None], [self.cube_for(YOU)])[0] != PASS
                 self.log(f"You double to {self.cube * 2}. The bot {'takes' if taken else 'passes'}.")
                 if not taken:
                     raise GameOver(YOU, self.cube)
@@ -174,9 +176,7 @@ class TerminalGame:
     def cube_advice(self, board: np.ndarray, doubler: int) -> str:
         """The bot's cube analysis for ``doubler``, on roll in ``board`` (money model, or the MET in a match)."""
         probs = position_probs(self.evaluator, board[None], 1)[0]
-        owner = "centered" if self.owner < 0 else "me"
-        away = (self.length - self.score[doubler], self.length - self.score[1 - doubler]) if self.length else None
-        decision = cube_action(probs, float(cube_efficiency(board)[0]), self.cube, owner, away)
+        decision = cube_decision(probs, self.cube_for(doubler), float(cube_efficiency(board)[0]))
         return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
                 f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
 
@@ -184,9 +184,9 @@ class TerminalGame:
     def move_turn(self, turn: int, board: np.ndarray, dice) -> np.ndarray:
         """One move; returns the afterstate from the mover's side."""
         if turn == BOT:
-            owner = "centered" if self.owner < 0 else "me" if self.owner == BOT else "opponent"
-            best = rank_moves(self.evaluator, board, dice, plies=0, cube=Cube(self.cube, owner))[0]
-            self.log(f"The bot rolls {dice[0]}-{dice[1]} and plays {format_move(board, best.steps) or '(no legal move)'}.")
+            best = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(BOT).for_money())[0]
+            move = format_move(board, best.steps) or "(no legal move)"
+            self.log(f"The bot rolls {dice[0]}-{dice[1]} and plays {move}.")
             return best.board
         plays = legal_plays(board, dice)
         self.show(board)
@@ -198,8 +198,8 @@ class TerminalGame:
             command = self.ask("move> ")
             lowered = command.lower()
             if lowered == "hint":
-                owner = "centered" if self.owner < 0 else "me" if self.owner == YOU else "opponent"
-                for i, m in enumerate(rank_moves(self.evaluator, board, dice, plies=0, cube=Cube(self.cube, owner))[:5], 1):
+                ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(YOU).for_money())
+                for i, m in enumerate(ranked[:5], 1):
                     self.write(f"  {i}. {format_move(board, m.steps):<24} equity {m.cubeful:+.3f}")
             elif lowered == "board":
                 self.show(board)

@@ -36,9 +36,11 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.analysis import Cube, cube_decision, cube_efficiency, position_probs, rank_moves  # noqa: E402
+from engine.analysis import cube_efficiency, position_probs, rank_moves  # noqa: E402
 from engine.board import flip  # noqa: E402
+from engine.cube import Cube  # noqa: E402
 from engine.formats import board_from_position_id, position_id  # noqa: E402
+from engine.match import cube_decision  # noqa: E402
 from engine.notation import format_move  # noqa: E402
 from models.players import load_analyst  # noqa: E402
 
@@ -122,7 +124,8 @@ def cube_losses(net, items, plies: int, progress: bool) -> dict:
         our_take = ours.response != "pass"
         take_loss.append(1000 * ((dt if our_take else dp) - min(dt, dp)))  # the taker wants the doubler's equity low
         take_wrong += our_take != (dt <= dp)
-    return {"double": {**mean_ci(double_loss), "wrong": double_wrong}, "take": {**mean_ci(take_loss), "wrong": take_wrong}}
+    return {"double": {**mean_ci(double_loss), "wrong": double_wrong},
+            "take": {**mean_ci(take_loss), "wrong": take_wrong}}
 
 
 def main(argv=None) -> int:
@@ -163,7 +166,8 @@ def main(argv=None) -> int:
             **mean_ci(losses), "unscored": unscored, "same_as_gnubg": same / len(items),
             "by_class": {name: mean_ci(values) for name, values in sorted(classes.items())},
             "hint_seconds_median": float(np.median(seconds)),
-            "hint_seconds_median_contact": float(np.median([s for s, i in zip(seconds, items) if i["class"] == "contact"] or [np.nan])),
+            "hint_seconds_median_contact": float(np.median(
+                [s for s, i in zip(seconds, items) if i["class"] == "contact"] or [np.nan])),
             "largest": sorted(errors, key=lambda e: -e["loss"])[: args.top],
         }
         report["cube"][plies] = cube_losses(net, items, plies, progress)
@@ -171,12 +175,14 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"{report['positions']} positions, model {args.model}; loss in mp (thousandths of a point), gnubg 2-ply as judge")
+    print(f"{report['positions']} positions, model {args.model}; loss in mp (thousandths of a point), "
+          "gnubg 2-ply as judge")
     for plies, row in report["moves"].items():
         low, high = row["ci95"] if row["ci95"] else (float("nan"), float("nan"))
         classes = ", ".join(f"{k} {v['mean']:.1f} (n={v['n']})" for k, v in row["by_class"].items())
-        print(f"moves {plies}-ply: {row['mean']:.2f} mp/move [{low:.2f}, {high:.2f}], same move as gnubg {row['same_as_gnubg']:.1%}, "
-              f"unscored {row['unscored']}; median hint {1000 * row['hint_seconds_median']:.0f} ms "
+        print(f"moves {plies}-ply: {row['mean']:.2f} mp/move [{low:.2f}, {high:.2f}], "
+              f"same move as gnubg {row['same_as_gnubg']:.1%}, unscored {row['unscored']}; "
+              f"median hint {1000 * row['hint_seconds_median']:.0f} ms "
               f"(contact {1000 * row['hint_seconds_median_contact']:.0f} ms)")
         print(f"   by class: {classes}")
         for e in row["largest"]:

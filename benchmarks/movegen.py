@@ -32,7 +32,7 @@ DEFAULT_WORKLOAD = Path(__file__).resolve().parents[1] / "tests" / "data" / "mov
 
 
 def afterstate_hash(boards: np.ndarray) -> str:
-    """The workload's hash of a set of afterstates (see tests/data README / shared data README)."""
+    """The workload's hash of a set of afterstates (docs/data.md, "movegen_workload.jsonl")."""
     text = ";".join(sorted(",".join(str(v) for v in b) for b in boards.tolist()))
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
@@ -67,7 +67,8 @@ def check(boards, dice, hashes):
 def ours_pass(boards, dice, batch: int) -> tuple[float, int]:
     """Seconds and afterstates for one pass of :func:`generate` over the items cut into batches."""
     t0 = time.perf_counter()
-    afterstates = sum(len(generate(boards[s : s + batch], dice[s : s + batch], check=False)) for s in range(0, len(boards), batch))
+    afterstates = sum(len(generate(boards[s : s + batch], dice[s : s + batch], check=False))
+                      for s in range(0, len(boards), batch))
     return time.perf_counter() - t0, afterstates
 
 
@@ -126,7 +127,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     boards, dice, hashes = load_workload(args.workload)
-    report = {"workload": str(args.workload), "items": len(boards), "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+    report = {"workload": str(args.workload), "items": len(boards),
+              "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
               "cpus": os.cpu_count(), "numpy": np.__version__}
     if args.check:
         bad = check(boards, dice, hashes)
@@ -148,9 +150,11 @@ def main(argv=None) -> int:
             if "ratio_to_gnubg" in row:
                 low, high = row["ratio_range"]
                 ratio = f"   {row['ratio_to_gnubg']:.2f}x gnubg (median of {args.rounds} rounds, {low:.2f}-{high:.2f})"
-            print(f"ours  batch {row['batch']:>5}: {row['items_per_s']:>10,.0f} items/s {row['afterstates_per_s']:>12,.0f} afterstates/s{ratio}")
+            print(f"ours  batch {row['batch']:>5}: {row['items_per_s']:>10,.0f} items/s "
+                  f"{row['afterstates_per_s']:>12,.0f} afterstates/s{ratio}")
         if gnubg:
-            print(f"gnubg_nn.moves (C)  : {gnubg['items_per_s']:>10,.0f} items/s {gnubg['afterstates_per_s']:>12,.0f} afterstates/s")
+            print(f"gnubg_nn.moves (C)  : {gnubg['items_per_s']:>10,.0f} items/s "
+                  f"{gnubg['afterstates_per_s']:>12,.0f} afterstates/s")
         else:
             print("gnubg_nn not installed: no peer figures (pip install gnubg-nn)")
     return 1 if args.check and report["mismatches"] else 0

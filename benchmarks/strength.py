@@ -44,7 +44,8 @@ def main(argv=None) -> int:
         low, high = stats.ci95
         print(f"{args.a} vs {args.b}: {stats.games} games (duplicate dice, seed {args.seed}), {seconds:.0f} s")
         print(f"  points per game for {args.a}: {stats.ppg:+.3f}  (95% CI {low:+.3f} .. {high:+.3f})")
-        print(f"  wins {stats.win_rate:.1%}; gammons won {stats.gammon_rate:.1%}, backgammons won {stats.backgammon_rate:.1%}; "
+        print(f"  wins {stats.win_rate:.1%}; gammons won {stats.gammon_rate:.1%}, "
+              f"backgammons won {stats.backgammon_rate:.1%}; "
               f"gammons lost {stats.lose_gammon_rate:.1%}, backgammons lost {stats.lose_backgammon_rate:.1%}")
     return 0
 

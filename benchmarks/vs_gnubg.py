@@ -34,7 +34,8 @@ MATCH = re.compile(r"(gnubg|bot) has won the match")
 def gnubg_commands(port: int, games: int, length: int, matches: int, seed: int) -> str:
     setup = [
         "set rng mersenne", f"set seed {seed}", "set display off", "set jacoby off", "set beavers 0",
-        "set player 0 gnubg", "set player 0 chequerplay evaluation plies 0", "set player 0 cubedecision evaluation plies 0",
+        "set player 0 gnubg", "set player 0 chequerplay evaluation plies 0",
+        "set player 0 cubedecision evaluation plies 0",
         "set defaultnames gnubg bot", f"set player 1 external 127.0.0.1:{port}", "set player 1 name bot",
         "set automatic game off", "set cube use off",
     ]
@@ -49,8 +50,9 @@ def play(model: str, plies: int, games: int, length: int, matches: int, seed: in
     server = ExternalPlayerServer(("127.0.0.1", 0), Bot(load_analyst(model), plies=plies))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        out = subprocess.run([str(GNUBG), "-t", "-q", "-r"], input=gnubg_commands(server.server_address[1], games, length,
-                             matches, seed), capture_output=True, text=True, timeout=3 * 3600).stdout
+        out = subprocess.run([str(GNUBG), "-t", "-q", "-r"],
+                             input=gnubg_commands(server.server_address[1], games, length, matches, seed),
+                             capture_output=True, text=True, timeout=3 * 3600).stdout
     finally:
         server.shutdown()
         server.server_close()

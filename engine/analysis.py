@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import flip, is_race, mover_counts, opponent_counts, pip_counts
+from .cube import Cube, CubeDecision, verdict
 from .errors import GammonError
 from .evaluator import ProbabilityEvaluator
 from .game import best_in_groups, result_points
@@ -57,38 +58,6 @@ def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, pl
 # -- cube ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Cube:
-    """The cube as the player on roll sees it: value, and who owns it (money play)."""
-
-    value: int = 1
-    owner: str = "centered"  # "centered", "me" (the player on roll), or "opponent"
-    jacoby: bool = False  # gammons count single while the cube is centered
-    beaver: bool = False
-
-    def __post_init__(self):
-        if self.owner not in ("centered", "me", "opponent"):
-            raise GammonError(f"cube owner is 'centered', 'me' or 'opponent'; got {self.owner!r}")
-        if self.value < 1 or self.value & (self.value - 1):
-            raise GammonError(f"the cube value is a power of two; got {self.value}")
-
-    @classmethod
-    def from_state(cls, state) -> Cube:
-        """The cube of a parsed position (``formats.MatchState``, or None: a centered 1-cube), money valued.
-
-        In a match the move ranking uses this money view of the cube; the cube decision
-        itself uses the match equity table (:mod:`engine.match`).
-        """
-        if state is None:
-            return cls()
-        owner = "centered" if state.cube_owner < 0 else "me" if state.cube_owner == state.on_roll else "opponent"
-        return cls(state.cube, owner, jacoby=state.jacoby)
-
-    def swapped(self) -> Cube:
-        """The same cube seen by the other player."""
-        return Cube(self.value, {"me": "opponent", "opponent": "me"}.get(self.owner, "centered"), self.jacoby, self.beaver)
-
-
 def cube_efficiency(boards: np.ndarray) -> np.ndarray:
     """Janowski's x for each position (player on roll), with gnubg's defaults: 0.68 in contact;
     0.6 when both sides are bearing off; in other races 0.55 + 0.00125 * pip count of the
@@ -101,27 +70,28 @@ def cube_efficiency(boards: np.ndarray) -> np.ndarray:
 
 
 def _average_win_loss(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Janowski's W and L: the points an average win and an average loss are worth (gammons included)."""
     p = np.asarray(probs, dtype=np.float64)
     win = np.clip(p[..., 0], 1e-9, 1 - 1e-9)
-    w = 1.0 + (p[..., 1] + p[..., 2]) / win
-    l = 1.0 + (p[..., 3] + p[..., 4]) / (1.0 - win)
-    return w, l
+    big_w = 1.0 + (p[..., 1] + p[..., 2]) / win
+    big_l = 1.0 + (p[..., 3] + p[..., 4]) / (1.0 - win)
+    return big_w, big_l
 
 
 def _live_cube_equity(probs: np.ndarray, owner: str, jacoby: bool) -> np.ndarray:
     """Equity with a perfectly efficient cube, per unit of the current cube (Janowski)."""
-    w, l = _average_win_loss(probs)
+    big_w, big_l = _average_win_loss(probs)
     p = np.asarray(probs, dtype=np.float64)[..., 0]
-    take = (l - 0.5) / (w + l + 0.5)
-    cash = (l + 1.0) / (w + l + 0.5)
+    take = (big_l - 0.5) / (big_w + big_l + 0.5)
+    cash = (big_l + 1.0) / (big_w + big_l + 0.5)
     if owner == "centered":
-        low = -np.ones_like(p) if jacoby else -l + (l - 1.0) * p / take
-        high = np.ones_like(p) if jacoby else 1.0 + (w - 1.0) * (p - cash) / (1.0 - cash)
+        low = -np.ones_like(p) if jacoby else -big_l + (big_l - 1.0) * p / take
+        high = np.ones_like(p) if jacoby else 1.0 + (big_w - 1.0) * (p - cash) / (1.0 - cash)
         middle = -1.0 + 2.0 * (p - take) / (cash - take)
         return np.where(p < take, low, np.where(p < cash, middle, high))
     if owner == "me":
-        return np.where(p < cash, -l + (1.0 + l) * p / cash, 1.0 + (w - 1.0) * (p - cash) / (1.0 - cash))
-    return np.where(p < take, -l + (l - 1.0) * p / take, -1.0 + (w + 1.0) * (p - take) / (1.0 - take))
+        return np.where(p < cash, -big_l + (1.0 + big_l) * p / cash, 1.0 + (big_w - 1.0) * (p - cash) / (1.0 - cash))
+    return np.where(p < take, -big_l + (big_l - 1.0) * p / take, -1.0 + (big_w + 1.0) * (p - take) / (1.0 - take))
 
 
 def cubeful_equity(probs: np.ndarray, cube: Cube, x: np.ndarray | float) -> np.ndarray:
@@ -131,19 +101,6 @@ def cubeful_equity(probs: np.ndarray, cube: Cube, x: np.ndarray | float) -> np.n
     if cube.jacoby and cube.owner == "centered":
         dead = 2.0 * p[..., 0] - 1.0  # gammons count single on a centered cube
     return cube.value * ((1.0 - x) * dead + x * _live_cube_equity(p, cube.owner, cube.jacoby))
-
-
-@dataclass(frozen=True)
-class CubeDecision:
-    """Cubeful equities (per unit of the current cube) and the verdict in the usual words."""
-
-    no_double: float
-    double_take: float
-    double_pass: float
-    action: str  # "double" or "no_double"
-    response: str  # "take", "pass" or "beaver"
-    verdict: str
-    take_point: float  # the taker's cubeless winning chance needed to take (Janowski, efficiency x)
 
 
 def money_cube_equities(probs: np.ndarray, owner_me: np.ndarray, x, jacoby: bool = False):
@@ -158,25 +115,17 @@ def money_cube_equities(probs: np.ndarray, owner_me: np.ndarray, x, jacoby: bool
     return np.where(owner_me, owned, centered), cubeful_equity(p, Cube(2, "opponent"), x)
 
 
-def cube_decision(probs: np.ndarray, cube: Cube, x: float) -> CubeDecision:
+def money_cube_decision(probs: np.ndarray, cube: Cube, x: float) -> CubeDecision:
     """Money cube action for the player on roll with cubeless ``probs`` (5,) and cube efficiency ``x``."""
     if cube.owner == "opponent":
         raise GammonError("the player on roll cannot double: the opponent owns the cube")
     p = np.asarray(probs, dtype=np.float64)
     nd, dt = money_cube_equities(p, np.array([cube.owner == "me"]), x, cube.jacoby)
     no_double, double_take, double_pass = float(nd[0]), float(dt[0]), 1.0
-    word = "redouble" if cube.owner == "me" else "double"
-    take = double_take <= double_pass
-    response = "beaver" if cube.beaver and double_take < 0 else "take" if take else "pass"
-    if min(double_take, double_pass) > no_double:
-        action, verdict = "double", f"{word.capitalize()}, {response}"
-    elif no_double > double_pass:
-        action, verdict = "no_double", f"Too good to {word}, {response}"
-    else:
-        action, verdict = "no_double", f"No {word}, {response}"
-    w, l = _average_win_loss(swap_sides(p))  # the taker's average win and loss
-    take_point = float((l - 0.5) / (w + l + 0.5 * x))
-    return CubeDecision(no_double, double_take, double_pass, action, response, verdict, take_point)
+    action, response, words = verdict(no_double, double_take, double_pass, cube)
+    big_w, big_l = _average_win_loss(swap_sides(p))  # the taker's average win and loss
+    take_point = float((big_l - 0.5) / (big_w + big_l + 0.5 * x))
+    return CubeDecision(no_double, double_take, double_pass, action, response, words, take_point)
 
 
 # -- moves ---------------------------------------------------------------------------------
@@ -217,7 +166,8 @@ class RankedMove:
     plies: int  # depth this move was evaluated at
 
 
-def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0, cube: Cube = Cube()) -> list[RankedMove]:
+def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0,
+               cube: Cube = Cube()) -> list[RankedMove]:
     """Every legal play of ``dice``, best first.
 
     As gnubg's move filter does, the choice is made among the moves searched deepest:
@@ -232,7 +182,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies)
         depth[keep] = plies
     equity = cubeless_equity(probs)
-    opponent_cube = cube.swapped()
+    opponent_cube = cube.for_money().swapped()
     x = cube_efficiency(flip(afterstates.boards))
     cubeful = -cubeful_equity(swap_sides(probs), opponent_cube, x) / cube.value
     won = result_points(afterstates.boards, evaluator.checkers)
@@ -241,6 +191,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     cubeful = np.where(won > 0, won, cubeful)
     order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
     return [
-        RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]), int(depth[k]))
+        RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),
+                   int(depth[k]))
         for k in order
     ]

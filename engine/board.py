@@ -46,7 +46,7 @@ def _from_points(points: dict[int, int]) -> np.ndarray:
     return board
 
 
-# Starting positions (RULES.md, "Board and direction" and "Variants").
+# Starting positions (docs/rules.md, "Starting positions and variants").
 VARIANTS = {
     "standard": {24: 2, 13: 5, 8: 3, 6: 5},
     "nackgammon": {24: 2, 23: 2, 13: 4, 8: 3, 6: 4},
@@ -241,7 +241,8 @@ def render(board, checkers: int = MAX_CHECKERS, names: tuple[str, str] = ("X (on
     top_points = list(range(13, 25))
     bottom_points = list(range(12, 0, -1))
     header = " " + " ".join(f"{p:>2}" for p in top_points[:6]) + "       " + " ".join(f"{p:>2}" for p in top_points[6:])
-    footer = " " + " ".join(f"{p:>2}" for p in bottom_points[:6]) + "       " + " ".join(f"{p:>2}" for p in bottom_points[6:])
+    footer = (" " + " ".join(f"{p:>2}" for p in bottom_points[:6]) + "       "
+              + " ".join(f"{p:>2}" for p in bottom_points[6:]))
     rule = "+" + "-" * 18 + "+---+" + "-" * 18 + "+"
     bar = f"|{'':18}|BAR|{'':18}|   X bar {b[MOVER_BAR]}, O bar {b[OPP_BAR]}"
     lines = [header, rule, *half(top_points, True), bar, *half(bottom_points, False), rule, footer]

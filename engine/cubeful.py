@@ -1,4 +1,4 @@
-"""Games with the doubling cube, batched: money games and matches to N points (RULES.md).
+"""Games with the doubling cube, batched: money games and matches to N points (docs/rules.md).
 
 Many game *slots* advance together, one move-generator call per side per ply. Before
 rolling, a player with access to the cube (centered, or owned by him; never in the
@@ -14,10 +14,10 @@ doubles do not turn it), beavers, automatic doubles (equal opening dice double t
 centered cube, up to a limit, and are rolled again).
 
 A player here has a move ``policy`` (see :mod:`engine.game`) and two cube methods,
-``doubles(boards, context) -> bool`` for the player on roll and
-``answers(boards, context) -> 0 pass / 1 take / 2 beaver`` for the player doubled, where
-``boards`` are always seen from the player on roll (the doubler) and ``context`` is a
-:class:`CubeContext` for the same rows.
+``doubles(boards, cubes) -> bool`` for the player on roll and
+``answers(boards, cubes) -> 0 pass / 1 take / 2 beaver`` for the player doubled, where
+``boards`` are always seen from the player on roll (the doubler) and ``cubes`` is the
+list of their :class:`engine.cube.Cube` as the doubler sees it, one per row.
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import flip, starting_board, validate, variant_checkers
+from .cube import BEAVER, PASS, TAKE, Cube, cube_actions
 from .errors import GammonError
 from .game import _check_choice, result_points
+from .met import MAX_AWAY
 from .movegen import generate
 
-PASS, TAKE, BEAVER = 0, 1, 2
 MAX_CUBE = 2**50
 
 
@@ -44,24 +45,9 @@ class Rules:
     variant: str = "standard"
 
     def __post_init__(self):
-        from .match import MAX_AWAY
-
         if not 0 <= self.match_length <= MAX_AWAY:
             raise GammonError(f"match length must be 1..{MAX_AWAY} (the match equity table's size), or 0 for money; "
                              f"got {self.match_length}")
-
-
-@dataclass
-class CubeContext:
-    """What a cube decision needs besides the board, one row per decision."""
-
-    cube: np.ndarray  # current value
-    owned: np.ndarray  # True when the player on roll owns the cube (else centered)
-    match_length: int
-    away: np.ndarray | None  # (rows, 2): points the player on roll / the opponent still need (matches)
-    post_crawford: np.ndarray | None
-    jacoby: bool
-    beavers: bool
 
 
 @dataclass
@@ -92,7 +78,8 @@ def _opening(rng, n, automatic: int):
 
 
 def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_turns: int = 100_000,
-                 position: tuple[np.ndarray, int, int] | None = None, first_dice: np.ndarray | None = None) -> CubefulResults:
+                 position: tuple[np.ndarray, int, int] | None = None,
+                 first_dice: np.ndarray | None = None) -> CubefulResults:
     """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``.
 
     ``position`` = (board, cube value, cube owner: -1 centered, 0 or 1) plays money games from
@@ -172,10 +159,10 @@ def play_cubeful(players, n: int, seed: int = 0, rules: Rules = Rules(), max_tur
             access = ~first_move[mine] & ((owner[mine] == -1) | (owner[mine] == side)) & ~crawford[mine]
             asking = mine[access]
             if len(asking):
-                context = _context(asking, side, cube, owner, scores, crawford_done, length, rules)
+                context = _context(asking, side, cube, owner, scores, crawford, length, rules)
                 doubling = asking[np.asarray(players[side].doubles(boards[asking], context), dtype=bool)]
                 if len(doubling):
-                    result = _double(players, side, doubling, boards, cube, owner, turned, scores, crawford_done,
+                    result = _double(players, side, doubling, boards, cube, owner, turned, scores, crawford,
                                          length, rules, money, counts)
                     if len(result.passed):
                         end_game(result.passed, np.full(len(result.passed), side), result.paid)
@@ -215,10 +202,10 @@ class _Doubled:
     beaver_paid: np.ndarray
 
 
-def _double(players, side, doubling, boards, cube, owner, turned, scores, crawford_done, length, rules, money, counts):
+def _double(players, side, doubling, boards, cube, owner, turned, scores, crawford, length, rules, money, counts):
     """The opponent's answer to ``side``'s doubles in ``doubling``; updates the cube of the games that go on."""
     counts["turns"] += len(doubling)
-    context = _context(doubling, side, cube, owner, scores, crawford_done, length, rules)
+    context = _context(doubling, side, cube, owner, scores, crawford, length, rules)
     answer = np.asarray(players[1 - side].answers(boards[doubling], context))
     if not (rules.beavers and money):
         answer = np.minimum(answer, TAKE)
@@ -234,9 +221,10 @@ def _double(players, side, doubling, boards, cube, owner, turned, scores, crawfo
     beaver_paid = np.zeros(0, dtype=np.int64)
     if len(beavered):
         # The beaver redoubles at once and keeps the cube; the doubler takes or passes it.
-        context = _context(beavered, side, cube, owner, scores, crawford_done, length, rules)
+        context = _context(beavered, side, cube, owner, scores, crawford, length, rules)
         accepts = getattr(players[side], "accepts_beaver", None)
-        keep = np.ones(len(beavered), dtype=bool) if accepts is None else np.asarray(accepts(boards[beavered], context), bool)
+        keep = (np.ones(len(beavered), dtype=bool) if accepts is None
+                else np.asarray(accepts(boards[beavered], context), bool))
         beaver_passed, beaver_paid = beavered[~keep], cube[beavered[~keep]].copy()
         cube[beavered[keep]] *= 2
         counts["passes"] += int((~keep).sum())
@@ -245,19 +233,11 @@ def _double(players, side, doubling, boards, cube, owner, turned, scores, crawfo
     return _Doubled(passed, paid, beaver_passed, beaver_paid)
 
 
-def _context(slots, side, cube, owner, scores, crawford_done, length, rules) -> CubeContext:
-    away = None
-    if length:
-        away = np.stack([length - scores[slots, side], length - scores[slots, 1 - side]], axis=1)
-    return CubeContext(
-        cube=cube[slots].copy(),
-        owned=owner[slots] == side,
-        match_length=length,
-        away=away,
-        post_crawford=crawford_done[slots].copy() if length else None,
-        jacoby=rules.jacoby and not length,
-        beavers=rules.beavers and not length,
-    )
+def _context(slots, side, cube, owner, scores, crawford, length, rules) -> list[Cube]:
+    """The cube of each slot in ``slots`` as ``side`` (the doubler) sees it."""
+    money = not length
+    return [Cube.seen_by(side, cube[s], owner[s], length, scores[s], crawford[s], jacoby=rules.jacoby and money,
+                         beavers=rules.beavers and money) for s in slots]
 
 
 class EvaluatorPlayer:
@@ -280,39 +260,38 @@ class EvaluatorPlayer:
         self.policy = ply_policy(evaluator, move_plies) if move_plies else evaluator_policy(evaluator)
         self.cube_plies = cube_plies
 
-    def _decisions(self, boards: np.ndarray, context: CubeContext):
-        """Cube decisions for each row: money rows batched (Janowski), match rows one by one (MET)."""
+    def _decisions(self, boards: np.ndarray, cubes: list[Cube]):
+        """(doubles, answer, double/take) for each row: money rows batched (Janowski), match rows one by one (MET)."""
         from .analysis import cube_efficiency, money_cube_equities, position_probs
-        from .match import cube_action
+        from .match import cube_decision
 
         probs = position_probs(self.evaluator, boards, self.cube_plies)
         x = cube_efficiency(boards)
-        if context.away is None:
-            no_double, double_take = money_cube_equities(probs, context.owned, x, context.jacoby)
-            return np.minimum(double_take, 1.0) > no_double, double_take
-        decisions = [cube_action(p, float(xi), int(c), "me" if own else "centered", tuple(away))
-                     for p, xi, c, own, away in zip(probs, x, context.cube, context.owned, context.away)]
-        return (np.array([d.action == "double" for d in decisions], dtype=bool),
-                np.array([d.double_take for d in decisions]))
+        if cubes[0].money:
+            owned = np.array([c.owner == "me" for c in cubes])
+            no_double, double_take = money_cube_equities(probs, owned, x, cubes[0].jacoby)
+            doubles, answer = cube_actions(no_double, double_take, 1.0, cubes[0].beavers)
+            return doubles, answer, double_take
+        decisions = [cube_decision(p, c, float(xi)) for p, xi, c in zip(probs, x, cubes)]
+        no_double, double_take = (np.array([getattr(d, k) for d in decisions]) for k in ("no_double", "double_take"))
+        _, answer = cube_actions(no_double, double_take, 1.0)  # double/pass is +1 in EMG too
+        return np.array([d.action == "double" for d in decisions]), answer, double_take
 
-    def doubles(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+    def doubles(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
         if not self.has_probabilities:
             return np.zeros(len(boards), dtype=bool)
-        return self._decisions(boards, context)[0]
+        return self._decisions(boards, cubes)[0]
 
-    def accepts_beaver(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
-        """The doubler (on roll) facing a beaver: play on for twice ``context.cube``, or pay ``context.cube``."""
+    def accepts_beaver(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
+        """The doubler (on roll) facing a beaver: play on for twice the cube, or pay the cube."""
         if not self.has_probabilities:
             return np.ones(len(boards), dtype=bool)
-        _, double_take = self._decisions(boards, context)
-        return double_take >= -1.0
+        return self._decisions(boards, cubes)[2] >= -1.0
 
-    def answers(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+    def answers(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
         if not self.has_probabilities:
             return np.full(len(boards), TAKE)
-        _, double_take = self._decisions(boards, context)
-        beaver = context.beavers & (double_take < 0)
-        return np.where(double_take > 1.0, PASS, np.where(beaver, BEAVER, TAKE))
+        return self._decisions(boards, cubes)[1]
 
 
 def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = Rules(), chunk: int = 500,

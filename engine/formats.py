@@ -416,7 +416,8 @@ def _xg_board(pos: str) -> np.ndarray:
         elif "a" <= ch <= "p" and i != 25:
             board[i] = -(ord(ch) - ord("a") + 1)
         else:
-            where = {0: " (the top player's bar takes only '-' or a..p)", 25: " (the bottom player's bar takes only '-' or A..P)"}
+            where = {0: " (the top player's bar takes only '-' or a..p)",
+                     25: " (the bottom player's bar takes only '-' or A..P)"}
             raise FormatError(f"bad XGID position character {ch!r} at position {i}{where.get(i, '')}")
     board[0] = -board[0]  # the top player's bar is a count >= 0 in our layout
     return _checked_board(board)

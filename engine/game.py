@@ -6,7 +6,7 @@ each game the flat index (into ``afterstates.boards``) of the afterstate it play
 Evaluators from ``models/`` plug in through :func:`greedy_policy`; the engine itself
 never imports them.
 
-Scoring (RULES.md): the game ends the moment a side bears off its last checker; the
+Scoring (docs/rules.md): the game ends the moment a side bears off its last checker; the
 loser pays 1 (single), 2 (gammon: nothing borne off) or 3 (backgammon: nothing borne
 off and a checker on the bar or in the winner's home board).
 """
@@ -116,7 +116,7 @@ def play_games(
 
     The dice come from ``numpy.random.default_rng(seed)`` in a fixed order, so the same
     seed and deterministic policies give the same games. From the starting position the
-    opening roll decides who starts (RULES.md): the higher die moves first with both dice.
+    opening roll decides who starts (docs/rules.md): the higher die moves first with both dice.
 
     ``start`` plays every game from that board instead, player 0 on roll, with
     ``first_dice`` (n_games, 2) as its first roll when given. ``stop_after`` ends the
@@ -195,7 +195,8 @@ class DuelStats:
         return {**self.__dict__, "ci95": list(self.ci95)}
 
 
-def duplicate_duel(policy_a: Policy, policy_b: Policy, n_games: int, seed: int = 0, variant: str = "standard") -> DuelStats:
+def duplicate_duel(policy_a: Policy, policy_b: Policy, n_games: int, seed: int = 0,
+                   variant: str = "standard") -> DuelStats:
     """Play ``n_games`` (even) with duplicate dice: each dice sequence twice, sides swapped.
 
     The confidence interval treats each pair of games as one sample (their mean), which

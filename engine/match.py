@@ -1,7 +1,8 @@
-"""Match play: the Kazaross-XG2 match equity table and cube decisions at a match score.
+"""Match play: cube decisions and cubeful match winning chances at a match score.
 
-Match winning chances (MWC) come from the Kazaross-XG2 table that GNU Backgammon ships
-(``data/kazaross_xg2.json``, 1- to 25-away). Cube decisions follow gnubg's 0-ply match
+Match winning chances (MWC) come from the Kazaross-XG2 table (:mod:`engine.met`); the
+score, the cube and the Crawford game are a :class:`engine.cube.Cube` with ``away`` set.
+Cube decisions follow gnubg's 0-ply match
 model (eval.c, matchequity.c): the cubeless probabilities give a dead-cube MWC (each
 result weighted by the MWC at the score it leads to) and a live-cube MWC (piecewise
 linear in P(win) between the MWCs of losing everything, being cashed, cashing and
@@ -16,124 +17,35 @@ backgammon), P(lose gammon), P(lose backgammon); gammons include backgammons).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
-from .analysis import Cube, CubeDecision, cube_decision
+from .analysis import money_cube_decision
+from .cube import Cube, CubeDecision, verdict
 from .errors import GammonError
-from .formats import MatchState
 from .probability import exclusive_results
-
-MET_PATH = Path(__file__).with_name("data") / "kazaross_xg2.json"
-MAX_AWAY = 25  # the table's size; longer matches are outside it
-
-
-@lru_cache(maxsize=1)
-def _tables() -> tuple[np.ndarray, np.ndarray]:
-    """The pre-Crawford (MAX_AWAY, MAX_AWAY) and post-Crawford (MAX_AWAY,) tables."""
-    doc = json.loads(MET_PATH.read_text())
-    pre = np.array(doc["pre_crawford"], dtype=np.float64)
-    post = np.array(doc["post_crawford"], dtype=np.float64)
-    if pre.shape != (MAX_AWAY, MAX_AWAY) or post.shape != (MAX_AWAY,):
-        raise ValueError(f"{MET_PATH}: expected {MAX_AWAY}x{MAX_AWAY} and {MAX_AWAY} entries")
-    return pre, post
-
-
-def match_equity(my_away: int, opp_away: int, crawford_done: bool = False) -> float:
-    """My match winning chance needing ``my_away`` points against ``opp_away``, before a game.
-
-    0-away means the match is won. ``crawford_done`` matters only when a player is
-    1-away: False means the next game is the Crawford game, True that it has been played
-    (the game is post-Crawford).
-    """
-    if min(my_away, opp_away) < 0 or my_away == opp_away == 0:
-        raise GammonError(f"no match score is {my_away}-away vs {opp_away}-away")
-    if my_away == 0:
-        return 1.0
-    if opp_away == 0:
-        return 0.0
-    if max(my_away, opp_away) > MAX_AWAY:
-        raise GammonError(f"the Kazaross-XG2 table stops at {MAX_AWAY}-away; got {my_away} vs {opp_away}")
-    pre, post = _tables()
-    if crawford_done and my_away == 1:
-        return float(1.0 - post[opp_away - 1])
-    if crawford_done and opp_away == 1:
-        return float(post[my_away - 1])
-    return float(pre[my_away - 1, opp_away - 1])
-
-
-@dataclass(frozen=True)
-class MatchScore:
-    """The score, cube and Crawford status as the player on roll sees them."""
-
-    my_away: int
-    opp_away: int
-    cube: int = 1
-    owner: str = "centered"  # "centered", "me" (the player on roll) or "opponent", as in Cube
-    crawford: bool = False  # this game is the Crawford game
-
-    def __post_init__(self):
-        Cube(self.cube, self.owner)  # the same checks as money play: power of two, owner word
-        if not (1 <= self.my_away <= MAX_AWAY and 1 <= self.opp_away <= MAX_AWAY):
-            raise GammonError(f"each player is 1- to {MAX_AWAY}-away; got {self.my_away} and {self.opp_away}")
-        if self.crawford and (self.my_away == 1) == (self.opp_away == 1):
-            raise GammonError("the Crawford game needs exactly one player 1-away")
-
-    @classmethod
-    def from_state(cls, state: MatchState) -> MatchScore:
-        """The score as ``state.on_roll`` (the board's owner, the potential doubler) sees it."""
-        if state.match_length == 0:
-            raise GammonError("a money game has no match score")
-        me = state.on_roll
-        owner = "centered" if state.cube_owner == -1 else "me" if state.cube_owner == me else "opponent"
-        return cls(
-            state.match_length - state.score[me],
-            state.match_length - state.score[1 - me],
-            state.cube,
-            owner,
-            state.crawford,
-        )
-
-    def after(self, points: int) -> float:
-        """My MWC once this game ends with ``points`` won by me (negative: won by the opponent).
-
-        Once a player is 1-away, the Crawford game has come (this one) or gone, so every
-        later game is post-Crawford.
-        """
-        done = self.crawford or 1 in (self.my_away, self.opp_away)
-        if points > 0:
-            return match_equity(max(self.my_away - points, 0), self.opp_away, done)
-        return match_equity(self.my_away, max(self.opp_away + points, 0), done)
-
-    def doubled(self) -> MatchScore:
-        """The position after I double and the opponent takes."""
-        return MatchScore(self.my_away, self.opp_away, 2 * self.cube, "opponent", self.crawford)
-
 
 # -- outcomes and dead-cube match winning chances ---------------------------------------
 
 
-def _result_mwcs(score: MatchScore) -> np.ndarray:
+def _result_mwcs(score: Cube) -> np.ndarray:
     """(6,) my MWC after each result of ``exclusive_results`` (times the current cube)."""
-    return np.array([score.after(k * score.cube) for k in (1, 2, 3, -1, -2, -3)])
+    return np.array([score.after(k * score.value) for k in (1, 2, 3, -1, -2, -3)])
 
 
-def match_equity_of_probs(probs: np.ndarray, score: MatchScore) -> np.ndarray:
+def match_equity_of_probs(probs: np.ndarray, score: Cube) -> np.ndarray:
     """Cubeless (dead cube) MWC of the player on roll: each result at the score it leads to."""
     return exclusive_results(probs) @ _result_mwcs(score)
 
 
-def to_emg(mwc: np.ndarray | float, score: MatchScore) -> np.ndarray:
+def to_emg(mwc: np.ndarray | float, score: Cube) -> np.ndarray:
     """gnubg's normalized equity: MWC rescaled so losing the cube is -1 and winning it +1."""
-    win, lose = score.after(score.cube), score.after(-score.cube)
+    win, lose = score.after(score.value), score.after(-score.value)
     return (2.0 * np.asarray(mwc) - (win + lose)) / (win - lose)
 
 
-def gammon_prices(score: MatchScore) -> tuple[float, float, float, float]:
+def gammon_prices(score: Cube) -> tuple[float, float, float, float]:
     """gnubg's gammon prices at this score: the extra worth, in EMG, of my gammon, the
     opponent's gammon, my backgammon over a gammon, the opponent's backgammon over a gammon.
 
@@ -167,12 +79,12 @@ def _gammon_ratios(probs: np.ndarray) -> np.ndarray:
     return np.stack(out, axis=-2)
 
 
-def _won(score: MatchScore, side: int, points: int) -> float:
+def _won(score: Cube, side: int, points: int) -> float:
     """MWC of ``side`` (0 me, 1 opponent) when that side wins ``points``."""
     return score.after(points) if side == 0 else 1.0 - score.after(-points)
 
 
-def _lost(score: MatchScore, side: int, points: int) -> float:
+def _lost(score: Cube, side: int, points: int) -> float:
     """MWC of ``side`` when the other side wins ``points``."""
     return score.after(-points) if side == 0 else 1.0 - score.after(points)
 
@@ -182,7 +94,7 @@ def _mix(ratios: np.ndarray, values: np.ndarray | list[float]) -> np.ndarray:
     return ratios @ np.asarray(values)
 
 
-def _cash_points(probs: np.ndarray, score: MatchScore) -> tuple[np.ndarray, np.ndarray]:
+def _cash_points(probs: np.ndarray, score: Cube) -> tuple[np.ndarray, np.ndarray]:
     """Live-cube cash points (P(win) of the player cashing) for me and for the opponent.
 
     gnubg's GetPoints: start from the highest cube level whose double would leave a dead
@@ -194,12 +106,12 @@ def _cash_points(probs: np.ndarray, score: MatchScore) -> tuple[np.ndarray, np.n
     """
     ratios = _gammon_ratios(probs)
     room = (score.my_away - 1, score.opp_away - 1)  # gnubg's normalized score
-    top = score.cube
+    top = score.value
     while min(room) >= 2 * top:
         top *= 2
     cash: dict[tuple[int, int], np.ndarray] = {}
     level = top
-    while level >= score.cube:
+    while level >= score.value:
         for side, other in ((0, 1), (1, 0)):
             if min(room) < 2 * level:  # the doubled cube is dead
                 auto = room[side] < 2 * level <= room[other]  # the taker redoubles for free
@@ -214,7 +126,7 @@ def _cash_points(probs: np.ndarray, score: MatchScore) -> tuple[np.ndarray, np.n
                 cashed = _won(score, side, level)
                 cash[side, level] = 1.0 - cash[other, 2 * level] * (cashed - take_win) / (redouble_pass - take_win)
         level //= 2
-    return cash[0, score.cube], cash[1, score.cube]
+    return cash[0, score.value], cash[1, score.value]
 
 
 def _lerp(x0, y0, x1, y1, x):
@@ -224,15 +136,15 @@ def _lerp(x0, y0, x1, y1, x):
     return y0 + (y1 - y0) * t
 
 
-def cube_is_live(score: MatchScore) -> bool:
+def cube_is_live(score: Cube) -> bool:
     """Whether the cube can still change hands in this game (gnubg's fDoCubeful): not in
     the Crawford game, not when the cube already covers both players' needs, and not at
     2-away/2-away, where the first double kills the cube anyway."""
-    dead = score.my_away <= score.cube and score.opp_away <= score.cube
+    dead = score.my_away <= score.value and score.opp_away <= score.value
     return not (dead or score.crawford or score.my_away == score.opp_away == 2)
 
 
-def cubeful_mwc(probs: np.ndarray, score: MatchScore, x: float | np.ndarray) -> np.ndarray:
+def cubeful_mwc(probs: np.ndarray, score: Cube, x: float | np.ndarray) -> np.ndarray:
     """MWC of the player on roll with the cube as in ``score``: (1 - x) dead + x live."""
     p = np.asarray(probs, dtype=np.float64)
     dead = match_equity_of_probs(p, score)
@@ -261,10 +173,10 @@ def cubeful_mwc(probs: np.ndarray, score: MatchScore, x: float | np.ndarray) -> 
 # -- cube decisions -----------------------------------------------------------------------
 
 
-def can_double(score: MatchScore) -> bool:
+def can_double(score: Cube) -> bool:
     """Whether doubling can gain anything (gnubg's GetDPEq): not in the Crawford game, not
     with the opponent's cube, and not when the current cube already wins me the match."""
-    return not score.crawford and score.owner != "opponent" and score.my_away > score.cube
+    return not score.crawford and score.owner != "opponent" and score.my_away > score.value
 
 
 @dataclass(frozen=True)
@@ -277,17 +189,7 @@ class MatchCubeDecision(CubeDecision):
     mwc_double_pass: float
 
 
-def _verdict(no_double: float, double_take: float, double_pass: float, word: str) -> tuple[str, str, str]:
-    """Action, response and verdict; the same rules as money play, without beavers."""
-    response = "take" if double_take <= double_pass else "pass"
-    if min(double_take, double_pass) > no_double:
-        return "double", response, f"{word.capitalize()}, {response}"
-    if no_double > double_pass:
-        return "no_double", response, f"Too good to {word}, {response}"
-    return "no_double", response, f"No {word}, {response}"
-
-
-def _take_point(probs: np.ndarray, score: MatchScore, x: float) -> float:
+def _take_point(probs: np.ndarray, score: Cube, x: float) -> float:
     """The taker's cubeless winning chance at which taking and passing are equal, with this
     position's gammon shares held fixed: the root of double/take MWC (piecewise linear in
     P(win), one kink where the taker would cash) minus double/pass MWC."""
@@ -301,14 +203,14 @@ def _take_point(probs: np.ndarray, score: MatchScore, x: float) -> float:
 
     kink = 1.0 - float(_cash_points(probs_at(0.5), taken)[1]) if cube_is_live(taken) else 0.5
     wins = sorted({0.0, min(max(kink, 0.0), 1.0), 1.0})
-    gaps = [float(cubeful_mwc(probs_at(w), taken, x)) - score.after(score.cube) for w in wins]
+    gaps = [float(cubeful_mwc(probs_at(w), taken, x)) - score.after(score.value) for w in wins]
     for (w0, g0), (w1, g1) in zip(zip(wins, gaps), zip(wins[1:], gaps[1:])):
         if g0 <= 0.0 <= g1 and g1 > g0:
             return 1.0 - (w0 + (w1 - w0) * -g0 / (g1 - g0))
     return 0.0  # passing never beats taking: the double gains the doubler nothing
 
 
-def match_cube_decision(probs: np.ndarray, score: MatchScore, x: float) -> MatchCubeDecision:
+def match_cube_decision(probs: np.ndarray, score: Cube, x: float) -> MatchCubeDecision:
     """Cube action for the player on roll at a match score, with cubeless ``probs`` (5,)
     and cube efficiency ``x`` (see engine.analysis.cube_efficiency).
 
@@ -319,19 +221,18 @@ def match_cube_decision(probs: np.ndarray, score: MatchScore, x: float) -> Match
     if score.owner == "opponent":
         raise GammonError("the player on roll cannot double: the opponent owns the cube")
     p = np.asarray(probs, dtype=np.float64)
-    mwc = (float(cubeful_mwc(p, score, x)), float(cubeful_mwc(p, score.doubled(), x)), score.after(score.cube))
+    mwc = (float(cubeful_mwc(p, score, x)), float(cubeful_mwc(p, score.doubled(), x)), score.after(score.value))
     emg = (float(to_emg(mwc[0], score)), float(to_emg(mwc[1], score)), 1.0)  # a pass wins the cube: +1 exactly
-    word = "redouble" if score.owner == "me" else "double"
     if can_double(score):
-        action, response, verdict = _verdict(*emg, word)
+        action, response, words = verdict(*emg, score)
     else:
-        action, response, verdict = "no_double", "take", f"Never {word}, take (dead cube)"
-    return MatchCubeDecision(*emg, action, response, verdict, _take_point(p, score, x), *mwc)
+        word = "redouble" if score.owner == "me" else "double"
+        action, response, words = "no_double", "take", f"Never {word}, take (dead cube)"
+    return MatchCubeDecision(*emg, action, response, words, _take_point(p, score, x), *mwc)
 
 
-def cube_action(probs: np.ndarray, x: float, cube: int = 1, owner: str = "centered", away: tuple[int, int] | None = None,
-                crawford: bool = False, jacoby: bool = False, beavers: bool = False) -> CubeDecision:
-    """The cube decision for the player on roll, money (``away`` None) or match (points each side still needs)."""
-    if away is None:
-        return cube_decision(probs, Cube(cube, owner, jacoby, beavers), x)
-    return match_cube_decision(probs, MatchScore(int(away[0]), int(away[1]), cube, owner, crawford), x)
+def cube_decision(probs: np.ndarray, cube: Cube, x: float) -> CubeDecision:
+    """The cube decision for the player on roll: money (Janowski) or, with a match score, the MET."""
+    if cube.money:
+        return money_cube_decision(probs, cube, x)
+    return match_cube_decision(probs, cube, x)

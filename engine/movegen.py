@@ -20,7 +20,7 @@ Work that cannot produce a new afterstate is skipped: doubles are played with so
 points that never increase (gnubg's order), and two different dice played small-first
 only where the large-first order cannot reach the same play.
 
-Compulsory play (RULES.md): a play must use as many dice as possible; when only one
+Compulsory play (docs/rules.md): a play must use as many dice as possible; when only one
 of two different dice can be played, the larger one must be played if it can.
 """
 

@@ -104,7 +104,8 @@ def parse_move(text: str) -> list[tuple[int, int]]:
     while pos < len(stripped):
         m = _TOKEN.match(stripped, pos)
         if not m or m.end() == pos:
-            raise MoveError(f"cannot read {stripped[pos:]!r} in move {text!r}: expected a point, 'bar', 'off', '/', '*' or '(n)'")
+            raise MoveError(f"cannot read {stripped[pos:]!r} in move {text!r}: "
+                            "expected a point, 'bar', 'off', '/', '*' or '(n)'")
         bar, off, number, slash, _star, repeat, comma = m.groups()
         if bar or off or number:
             point = 25 if bar else 0 if off else int(number)
@@ -142,7 +143,8 @@ def parse_move(text: str) -> list[tuple[int, int]]:
         if end == MOVER_BAR:
             raise MoveError("a checker cannot move to the bar")
         if end >= start:
-            raise MoveError(f"{_point_name(start)}/{_point_name(end)} moves backwards: checkers move from higher to lower points")
+            raise MoveError(f"{_point_name(start)}/{_point_name(end)} moves backwards: "
+                            "checkers move from higher to lower points")
     return segments
 
 
@@ -201,7 +203,8 @@ def find_play(board, dice, text: str) -> LegalPlay:
         if len(exact) == 1:
             return exact[0]
         options = ", ".join(p.notation for p in matches)
-        raise MoveError(f"{text!r} is ambiguous with {roll}: it could be {options}; write the hits with '*' and the intermediate points")
+        raise MoveError(f"{text!r} is ambiguous with {roll}: it could be {options}; "
+                        "write the hits with '*' and the intermediate points")
     if matches:
         return matches[0]
     raise MoveError(_why_illegal(b, d, segments, plays, text))
@@ -216,7 +219,8 @@ def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text
     elif any(board[start] <= 0 for start, _ in segments if start != MOVER_BAR) or (
         any(start == MOVER_BAR for start, _ in segments) and board[MOVER_BAR] == 0
     ):
-        start = next(s for s, _ in segments if (s == MOVER_BAR and board[MOVER_BAR] == 0) or (s != MOVER_BAR and board[s] <= 0))
+        start = next(s for s, _ in segments
+                     if (s == MOVER_BAR and board[MOVER_BAR] == 0) or (s != MOVER_BAR and board[s] <= 0))
         reason = f"you have no checker on {_point_name(start)}"
     elif any(0 < end < 25 and board[end] <= -2 for _, end in segments):
         end = next(e for _, e in segments if 0 < e < 25 and board[e] <= -2)

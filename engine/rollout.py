@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .cube import Cube
 from .errors import GammonError
 from .evaluator import ProbabilityEvaluator, evaluator_policy
 from .game import play_games
@@ -40,7 +41,8 @@ class RolloutResult:
 
     def as_dict(self) -> dict:
         return {"games": self.games, "probs": self.probs.tolist(), "equity": self.equity, "std_error": self.std_error,
-                "ci95": list(self.ci95), "truncated": self.truncated, "seconds": self.seconds, "games_per_s": self.games_per_s}
+                "ci95": list(self.ci95), "truncated": self.truncated, "seconds": self.seconds,
+                "games_per_s": self.games_per_s}
 
 
 def rollout(
@@ -68,23 +70,22 @@ class CubefulRolloutResult:
     seconds: float
 
     def as_dict(self) -> dict:
-        return {"games": self.games, "cubeful_equity": self.equity, "std_error": self.std_error, "ci95": list(self.ci95),
-                "doubles": self.doubles, "passes": self.passes, "seconds": self.seconds,
+        return {"games": self.games, "cubeful_equity": self.equity, "std_error": self.std_error,
+                "ci95": list(self.ci95), "doubles": self.doubles, "passes": self.passes, "seconds": self.seconds,
                 "games_per_s": self.games / max(self.seconds, 1e-9)}
 
 
 def cubeful_rollout(
     evaluator: ProbabilityEvaluator,
     board: np.ndarray,
-    cube: int = 1,
-    owner: int = -1,
+    cube: Cube = Cube(),
     games: int = 1296,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> CubefulRolloutResult:
     """Money rollout with the cube: both sides double, take and pass by Janowski's model at 0-ply.
 
-    ``owner``: -1 centered, 0 the player on roll, 1 the opponent. Games are played to the end;
+    ``cube`` is the money cube as the player on roll sees it. Games are played to the end;
     the first roll is stratified as in :func:`rollout`.
     """
     from .cubeful import EvaluatorPlayer, play_cubeful
@@ -96,16 +97,17 @@ def cubeful_rollout(
     points, doubles, passes = [], 0, 0
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
-        result = play_cubeful((player, player), n, seed=seed * 1_000_003 + first, position=(board, cube, owner),
+        result = play_cubeful((player, player), n, seed=seed * 1_000_003 + first,
+                              position=(board, cube.value, cube.owner_index(0)),
                               first_dice=FIRST_ROLLS[(first + np.arange(n)) % 36])
-        points.append(result.points / cube)
+        points.append(result.points / cube.value)
         doubles, passes = doubles + result.cube_turns, passes + result.passes
         if progress:
             progress(n)
     values = np.concatenate(points).astype(np.float64)
     mean, std_error = float(values.mean()), float(values.std(ddof=1) / np.sqrt(games))
-    return CubefulRolloutResult(games, mean, std_error, (mean - 1.96 * std_error, mean + 1.96 * std_error), doubles, passes,
-                                time.perf_counter() - started)
+    return CubefulRolloutResult(games, mean, std_error, (mean - 1.96 * std_error, mean + 1.96 * std_error), doubles,
+                                passes, time.perf_counter() - started)
 
 
 def _cubeless(evaluator, board, games, seed, truncate, progress) -> RolloutResult:

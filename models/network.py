@@ -207,7 +207,8 @@ def load_payload(path: str | Path) -> dict:
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, pickle refused by weights_only, random bytes
-        raise WeightsError(f"{str(path)!r} is not a readable gammon weights file ({type(exc).__name__}: {exc})".split("\n")[0]) from None
+        raise WeightsError((f"{str(path)!r} is not a readable gammon weights file "
+                            f"({type(exc).__name__}: {exc})").split("\n")[0]) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise WeightsError(f"{str(path)!r} is not a gammon weights file (no '{FORMAT}' header)")
     if payload.get("version") not in READABLE_VERSIONS:

@@ -280,7 +280,7 @@ def bearoff_high_dice(n: int = 900, seed: int = 0):
             g.opp(OPP_BAR, int(rng.integers(1, 4)))
         g.scatter_opp(g.opp_left - int(rng.integers(0, 5)), range(7, 25), max_points=5)
         boards.append(g.board())
-        dice.append(_roll_with(rng, lambda a, c: max(a, c) > highest))
+        dice.append(_roll_with(rng, lambda a, c, highest=highest: max(a, c) > highest))
     return _pack(boards, dice)
 
 

@@ -6,14 +6,14 @@ import pytest
 from engine.analysis import (
     ROLL_WEIGHTS,
     ROLLS,
-    Cube,
-    cube_decision,
     cube_efficiency,
     cubeful_equity,
+    money_cube_decision,
     position_probs,
     rank_moves,
 )
 from engine.board import flip, pip_counts, starting_board
+from engine.cube import Cube
 from engine.evaluator import afterstate_equity
 from engine.game import result_points
 from engine.notation import format_move, legal_plays
@@ -81,7 +81,8 @@ def test_janowski_dead_and_live_extremes():
     assert float(cubeful_equity(plain(0.2), Cube(), 1.0)) == pytest.approx(-1.0)
     assert float(cubeful_equity(plain(0.8), Cube(), 1.0)) == pytest.approx(1.0)
     assert float(cubeful_equity(plain(0.5), Cube(owner="me"), 1.0)) > float(cubeful_equity(plain(0.5), Cube(), 1.0))
-    assert float(cubeful_equity(plain(0.5), Cube(value=4), 0.5)) == pytest.approx(4 * float(cubeful_equity(plain(0.5), Cube(), 0.5)))
+    assert float(cubeful_equity(plain(0.5), Cube(value=4), 0.5)) == pytest.approx(
+        4 * float(cubeful_equity(plain(0.5), Cube(), 0.5)))
 
 
 @pytest.mark.parametrize(
@@ -96,18 +97,18 @@ def test_janowski_dead_and_live_extremes():
     ],
 )
 def test_cube_verdicts(probs, owner, verdict):
-    decision = cube_decision(np.array(probs), Cube(owner=owner), 0.68)
+    decision = money_cube_decision(np.array(probs), Cube(owner=owner), 0.68)
     assert decision.verdict == verdict
     assert decision.action == ("double" if verdict.startswith(("Double", "Redouble")) else "no_double")
 
 
 def test_no_cube_action_when_the_opponent_owns_the_cube():
     with pytest.raises(ValueError, match="owns the cube"):
-        cube_decision(np.array([0.9, 0, 0, 0, 0]), Cube(owner="opponent", value=2), 0.68)
+        money_cube_decision(np.array([0.9, 0, 0, 0, 0]), Cube(owner="opponent", value=2), 0.68)
 
 
 def test_beaver_when_the_double_is_wrong_and_beavers_are_allowed():
-    decision = cube_decision(np.array([0.3, 0, 0, 0, 0]), Cube(beaver=True), 0.68)
+    decision = money_cube_decision(np.array([0.3, 0, 0, 0, 0]), Cube(beavers=True), 0.68)
     assert decision.response == "beaver" and decision.verdict == "No double, beaver"
 
 

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from engine.cubeful import BEAVER, PASS, TAKE, EvaluatorPlayer, Rules, _opening, duplicate_series, play_cubeful
+from engine.cube import BEAVER, PASS, TAKE
+from engine.cubeful import EvaluatorPlayer, Rules, _opening, duplicate_series, play_cubeful
 from engine.game import random_policy
 from models.baselines import HeuristicEvaluator
 
@@ -17,12 +18,11 @@ class Scripted:
         self.double, self.answer, self.up_to = double, answer, up_to
         self.asked = []
 
-    def doubles(self, boards, context):
-        self.asked += list(zip(context.cube.tolist(), context.owned.tolist(),
-                               [None] * len(boards) if context.away is None else context.away.tolist()))
-        return self.double & (context.cube < self.up_to)
+    def doubles(self, boards, cubes):
+        self.asked += [(c.value, c.owner == "me", c.away) for c in cubes]
+        return self.double & (np.array([c.value for c in cubes]) < self.up_to)
 
-    def answers(self, boards, context):
+    def answers(self, boards, cubes):
         return np.full(len(boards), self.answer)
 
 
@@ -51,7 +51,7 @@ def test_a_beaver_turns_the_cube_twice_and_the_beaverer_keeps_it():
     no_beavers = play_cubeful((Scripted(True, TAKE), Scripted(False, BEAVER, 1)), 100, seed=3)
     assert set(np.abs(no_beavers.points)) <= {2, 4, 6}  # without the rule a beaver is a plain take
     shy = Scripted(True, TAKE)
-    shy.accepts_beaver = lambda boards, context: np.zeros(len(boards), dtype=bool)
+    shy.accepts_beaver = lambda boards, cubes: np.zeros(len(boards), dtype=bool)
     passed = play_cubeful((shy, Scripted(False, BEAVER, 1)), 100, seed=3, rules=Rules(beavers=True))
     assert set(passed.points) <= {2, -2} and passed.passes == 100  # a passed beaver pays the doubled cube
 

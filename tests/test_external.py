@@ -13,14 +13,14 @@ from engine.board import starting_board
 from engine.notation import legal_plays
 from models.players import load_player
 
-# Verified in GNUBG.md: the bot (player 1) to move 6-3 in the opening position.
+# Verified against gnubg (docs/gnubg.md, "Board line fields"): the bot (player 1) to move 6-3 in the opening position.
 OPENING = ("board:gnubg:bot:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:3:6:3:1:1:1:0:1:-1:0:25"
            ":0:0:0:0:0:0:0:1")
 GNUBG = Path("/usr/games/gnubg")
 
 
 def with_fields(line: str, **changes: int) -> str:
-    """``line`` with some fields (numbered from 1 after 'board:', as in GNUBG.md) replaced."""
+    """``line`` with some fields (numbered from 1 after 'board:', as in docs/gnubg.md) replaced."""
     fields = line[len("board:"):].split(":")
     for number, value in changes.items():
         fields[int(number[1:]) - 1] = str(value)
@@ -67,7 +67,8 @@ def test_gnubg_plays_full_games_and_a_match_against_gammon_serve(tmp_path, bot):
              "set automatic game on", "new match 3", f"save match {tmp_path}/match.sgf"]
     commands = [
         "set rng mersenne", "set seed 7", "set display off", "set jacoby off", "set beavers 0",
-        "set player 0 gnubg", "set player 0 chequerplay evaluation plies 0", "set player 0 cubedecision evaluation plies 0",
+        "set player 0 gnubg", "set player 0 chequerplay evaluation plies 0",
+        "set player 0 cubedecision evaluation plies 0",
         "set defaultnames gnubg bot", f"set player 1 external 127.0.0.1:{port}", "set player 1 name bot",
         "set automatic game off", *games, "quit",
     ]

@@ -15,8 +15,10 @@ from models.encoding import contact_v1, encoder, extends, race_v1
 DATA = Path(__file__).parent / "data" / "dev_positions.jsonl"
 
 
-def board(mine: dict[int, int], theirs: dict[int, int] = {}, my_bar: int = 0, their_bar: int = 0) -> np.ndarray:
+def board(mine: dict[int, int], theirs: dict[int, int] | None = None, my_bar: int = 0,
+          their_bar: int = 0) -> np.ndarray:
     """One board (batch of 1) from {mover point: count} for each side, both in the mover's numbering."""
+    theirs = theirs or {}
     b = np.zeros((1, 26), dtype=np.int8)
     for p, n in mine.items():
         b[0, p] = n
@@ -136,7 +138,8 @@ def test_encodings_describe_both_sides_and_extend_the_tesauro_inputs():
     assert x.shape == (232,) and np.array_equal(x[204:218], x[218:232])  # the opening is symmetric
     assert np.array_equal(x[:204], encoder("tesauro198+race")[0](start)[0])
     assert race_v1(start).shape == (1, 210)
-    assert extends("contact-v1", "tesauro198") and extends("race-v1", "race-v1") and not extends("race-v1", "contact-v1")
+    assert extends("contact-v1", "tesauro198") and extends("race-v1", "race-v1")
+    assert not extends("race-v1", "contact-v1")
     assert len(f.CONTACT_NAMES) == f.contact_features(start).shape[1]
 
 

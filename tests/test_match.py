@@ -3,22 +3,22 @@
 import numpy as np
 import pytest
 
-from engine.analysis import Cube, cube_decision, cubeful_equity
+from engine.analysis import cubeful_equity, money_cube_decision
+from engine.cube import Cube
 from engine.formats import MatchState
 from engine.match import (
-    MAX_AWAY,
-    MatchScore,
     can_double,
+    cube_decision,
     cubeful_mwc,
     gammon_prices,
     match_cube_decision,
-    match_equity,
     match_equity_of_probs,
     to_emg,
 )
+from engine.met import MAX_AWAY, match_equity
 
 X = 0.68  # gnubg's contact cube efficiency
-# gnubg 2-ply, opening position, money (GNUBG.md section 2)
+# gnubg 2-ply, opening position, money (docs/gnubg.md, "Reference: opening position, money, 2-ply")
 OPENING = np.array([0.52534, 0.14928, 0.00683, 0.12566, 0.00534])
 NO_DOUBLE = OPENING
 DOUBLE_TAKE = np.array([0.70, 0.20, 0.01, 0.05, 0.002])
@@ -75,20 +75,19 @@ def test_scores_outside_the_table_are_refused(away):
 
 def test_score_from_a_match_state():
     state = MatchState(match_length=7, score=(3, 6), on_roll=1, crawford=True)
-    assert MatchScore.from_state(state) == MatchScore(1, 4, crawford=True)
+    assert Cube.from_state(state) == Cube(away=(1, 4), crawford=True)
     owned = MatchState(match_length=5, score=(1, 2), on_roll=0, cube=2, cube_owner=1)
-    assert MatchScore.from_state(owned) == MatchScore(4, 3, 2, "opponent")
+    assert Cube.from_state(owned) == Cube(2, "opponent", (4, 3))
+    assert Cube.from_state(MatchState()).money
     with pytest.raises(ValueError):
-        MatchScore.from_state(MatchState())  # money
-    with pytest.raises(ValueError):
-        MatchScore(3, 4, crawford=True)  # the Crawford game needs a 1-away player
+        Cube(away=(3, 4), crawford=True)  # the Crawford game needs a 1-away player
 
 
 # -- cubeless match winning chances ------------------------------------------------------
 
 
 def test_cubeless_mwc_weights_each_result_by_the_score_it_reaches():
-    score = MatchScore(3, 5)
+    score = Cube(away=(3, 5))
     win1, win2, win3 = match_equity(2, 5), match_equity(1, 5), 1.0
     lose1, lose2, lose3 = match_equity(3, 4), match_equity(3, 3), match_equity(3, 2)
     p = OPENING
@@ -98,7 +97,7 @@ def test_cubeless_mwc_weights_each_result_by_the_score_it_reaches():
 
 
 def test_gammon_prices_give_the_same_normalized_equity():
-    for score in (MatchScore(7, 7), MatchScore(4, 2), MatchScore(2, 4, 2, "me"), MatchScore(3, 1)):
+    for score in (Cube(away=(7, 7)), Cube(away=(4, 2)), Cube(2, "me", (2, 4)), Cube(away=(3, 1))):
         g = gammon_prices(score)
         for p in (OPENING, DOUBLE_TAKE, TOO_GOOD):
             emg = 2 * p[0] - 1 + p[1] * g[0] - p[3] * g[1] + p[2] * g[2] - p[4] * g[3]
@@ -106,52 +105,52 @@ def test_gammon_prices_give_the_same_normalized_equity():
 
 
 def test_gammon_prices_at_known_scores():
-    assert gammon_prices(MatchScore(25, 25))[:2] == pytest.approx((1.0, 1.0), abs=0.03)  # nearly money
+    assert gammon_prices(Cube(away=(25, 25)))[:2] == pytest.approx((1.0, 1.0), abs=0.03)  # nearly money
     # post-Crawford trailer 2-away: my gammon wins the match, the leader's is worth no more than a single
-    assert gammon_prices(MatchScore(2, 1)) == pytest.approx((2.0, 0.0, 0.0, 0.0))
-    assert gammon_prices(MatchScore(1, 1)) == (0.0, 0.0, 0.0, 0.0)
+    assert gammon_prices(Cube(away=(2, 1))) == pytest.approx((2.0, 0.0, 0.0, 0.0))
+    assert gammon_prices(Cube(away=(1, 1))) == (0.0, 0.0, 0.0, 0.0)
 
 
 # -- cube decisions -----------------------------------------------------------------------
 
 
 def test_crawford_game_has_no_cube():
-    """GNUBG.md section 4: 7-point match, score (3, 6), Crawford, player 1 (the leader) on roll:
-    (-0.0814, -0.0814, -0.8389, 1.0, 13, 'Never double, take (dead cube)'). gnubg's figures come
-    from probabilities evaluated at that score; the money 2-ply ones land within 0.005."""
-    d = match_cube_decision(OPENING, MatchScore(1, 4, crawford=True), X)
+    """docs/gnubg.md, "Reference cube decisions (2-ply)": 7-point match, score (3, 6), Crawford,
+    player 1 (the leader) on roll: (-0.0814, -0.0814, -0.8389, 1.0, 13, 'Never double, take (dead cube)').
+    gnubg's figures come from probabilities evaluated at that score; the money 2-ply ones land within 0.005."""
+    d = match_cube_decision(OPENING, Cube(away=(1, 4), crawford=True), X)
     assert d.verdict == "Never double, take (dead cube)" and d.action == "no_double"
     assert d.no_double == pytest.approx(-0.0814, abs=0.005)
     assert d.double_take == pytest.approx(-0.8389, abs=0.005)
     assert d.double_pass == 1.0
-    trailer = match_cube_decision(DOUBLE_PASS, MatchScore(4, 1, crawford=True), X)
+    trailer = match_cube_decision(DOUBLE_PASS, Cube(away=(4, 1), crawford=True), X)
     assert trailer.verdict == "Never double, take (dead cube)"
     # no cube: the equity is the cubeless one
-    assert trailer.mwc_no_double == pytest.approx(match_equity_of_probs(DOUBLE_PASS, MatchScore(4, 1, crawford=True)))
+    assert trailer.mwc_no_double == pytest.approx(match_equity_of_probs(DOUBLE_PASS, Cube(away=(4, 1), crawford=True)))
 
 
 def test_double_match_point_cube_is_dead():
     for p in (OPENING, DOUBLE_PASS, TOO_GOOD):
-        d = match_cube_decision(p, MatchScore(1, 1), X)
+        d = match_cube_decision(p, Cube(away=(1, 1)), X)
         assert d.verdict == "Never double, take (dead cube)"
         assert d.mwc_no_double == d.mwc_double_take == pytest.approx(p[0])  # gammons and cube count for nothing
 
 
 def test_post_crawford_leader_never_doubles_and_the_trailer_always_does():
-    assert not can_double(MatchScore(1, 3))
-    assert match_cube_decision(DOUBLE_PASS, MatchScore(1, 3), X).verdict == "Never double, take (dead cube)"
+    assert not can_double(Cube(away=(1, 3)))
+    assert match_cube_decision(DOUBLE_PASS, Cube(away=(1, 3)), X).verdict == "Never double, take (dead cube)"
     # the trailer 2-away doubles at once: the leader passes when the trailer is the favourite (free drop)
-    assert match_cube_decision(no_gammons(0.30), MatchScore(2, 1), X).verdict == "Double, take"
-    assert match_cube_decision(no_gammons(0.60), MatchScore(2, 1), X).verdict == "Double, pass"
-    assert match_cube_decision(no_gammons(0.60), MatchScore(2, 1), X).take_point == pytest.approx(0.5)
+    assert match_cube_decision(no_gammons(0.30), Cube(away=(2, 1)), X).verdict == "Double, take"
+    assert match_cube_decision(no_gammons(0.60), Cube(away=(2, 1)), X).verdict == "Double, pass"
+    assert match_cube_decision(no_gammons(0.60), Cube(away=(2, 1)), X).take_point == pytest.approx(0.5)
     # ... unless a gammon, which wins the match at once, is likely enough to play on for
-    assert match_cube_decision(TOO_GOOD, MatchScore(2, 1), X).verdict == "Too good to double, pass"
+    assert match_cube_decision(TOO_GOOD, Cube(away=(2, 1)), X).verdict == "Too good to double, pass"
 
 
 def test_redouble_wording_and_the_opponents_cube():
-    assert match_cube_decision(DOUBLE_TAKE, MatchScore(9, 9, 2, "me"), X).verdict.startswith("Redouble")
+    assert match_cube_decision(DOUBLE_TAKE, Cube(2, "me", (9, 9)), X).verdict.startswith("Redouble")
     with pytest.raises(ValueError):
-        match_cube_decision(DOUBLE_TAKE, MatchScore(9, 9, 2, "opponent"), X)
+        match_cube_decision(DOUBLE_TAKE, Cube(2, "opponent", (9, 9)), X)
 
 
 @pytest.mark.parametrize(
@@ -164,16 +163,17 @@ def test_redouble_wording_and_the_opponents_cube():
     ],
 )
 def test_seven_point_match_at_zero_zero(probs, verdict):
-    d = match_cube_decision(probs, MatchScore(7, 7), X)
+    d = match_cube_decision(probs, Cube(away=(7, 7)), X)
     assert d.verdict == verdict
     assert d.double_pass == 1.0
-    assert to_emg(d.mwc_no_double, MatchScore(7, 7)) == pytest.approx(d.no_double)
+    assert to_emg(d.mwc_no_double, Cube(away=(7, 7))) == pytest.approx(d.no_double)
 
 
 @pytest.mark.parametrize("probs", [NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS, TOO_GOOD, RACE])
 def test_a_long_match_at_zero_zero_plays_like_money(probs):
-    money = cube_decision(probs, Cube(), X)
-    match = match_cube_decision(probs, MatchScore(25, 25), X)
+    money = money_cube_decision(probs, Cube(), X)
+    assert cube_decision(probs, Cube(), X) == money
+    match = match_cube_decision(probs, Cube(away=(25, 25)), X)
     assert match.verdict == money.verdict
     assert match.no_double == pytest.approx(money.no_double, abs=0.01)
     assert match.double_take == pytest.approx(money.double_take, abs=0.05)  # a doubled cube doubles the gaps
@@ -183,7 +183,7 @@ def test_a_long_match_at_zero_zero_plays_like_money(probs):
 @pytest.mark.parametrize("cube, owner", [(1, "centered"), (2, "me"), (2, "opponent")])
 def test_long_match_cubeful_equity_is_close_to_money(cube, owner):
     probs = np.stack([OPENING, DOUBLE_TAKE, no_gammons(0.3)])
-    score = MatchScore(25, 25, cube, owner)
+    score = Cube(cube, owner, (25, 25))
     money = cubeful_equity(probs, Cube(cube, owner), X) / cube
     assert to_emg(cubeful_mwc(probs, score, X), score) == pytest.approx(money, abs=0.005)
     # batches give the rows' own values
@@ -195,8 +195,8 @@ def test_take_points_from_the_table():
     # the trailer 4-away doubles the leader 2-away: a taken cube wins the leader the match
     leader = (match_equity(2, 3) - match_equity(2, 2)) / (1.0 - match_equity(2, 2))
     assert leader == pytest.approx(0.19894, abs=1e-5)
-    assert match_cube_decision(no_gammons(0.7), MatchScore(4, 2), X).take_point == pytest.approx(leader)
+    assert match_cube_decision(no_gammons(0.7), Cube(away=(4, 2)), X).take_point == pytest.approx(leader)
     # 2-away/2-away: the taker, passing, is left 2-away against the Crawford game
-    assert match_cube_decision(no_gammons(0.7), MatchScore(2, 2), X).take_point == pytest.approx(0.32264)
+    assert match_cube_decision(no_gammons(0.7), Cube(away=(2, 2)), X).take_point == pytest.approx(0.32264)
     # the doubler's gammons, which win the match on the doubled cube, raise the take point
-    assert match_cube_decision(OPENING, MatchScore(4, 2), X).take_point > leader + 0.1
+    assert match_cube_decision(OPENING, Cube(away=(4, 2)), X).take_point > leader + 0.1

@@ -115,7 +115,8 @@ def cross_check(boards: np.ndarray, dice: np.ndarray) -> dict:
         )
     used_bad = np.flatnonzero(ours.dice_used.astype(np.int64) != g_used)
     used_msgs = [
-        f"board={boards[i].tolist()} dice={dice[i].tolist()}: dice_used ours {int(ours.dice_used[i])}, gnubg {int(g_used[i])}"
+        f"board={boards[i].tolist()} dice={dice[i].tolist()}: "
+        f"dice_used ours {int(ours.dice_used[i])}, gnubg {int(g_used[i])}"
         for i in used_bad[:SHOW]
     ]
     return {

@@ -18,7 +18,8 @@ from training.train import Config, train
 
 
 def tiny(**changes) -> Config:
-    settings = dict(games=60, parallel=16, hidden=16, checkpoint_every=30, eval_every=10_000, eval_games=10, threads=1, seed=3)
+    settings = dict(games=60, parallel=16, hidden=16, checkpoint_every=30, eval_every=10_000, eval_games=10, threads=1,
+                    seed=3)
     settings.update(changes)
     return Config(**settings)
 

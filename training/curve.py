@@ -49,10 +49,12 @@ def write_curve(log: Path, out: Path, x_key: str = "games", x_label: str = "self
     for v in nice_ticks(y_min, y_max):
         ticks.append(f'<text x="{MARGIN - 6}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="11">{v:+.1f}</text>')
     for g in nice_ticks(0, x_max):
-        ticks.append(f'<text x="{x(g):.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle" font-size="11">{g:,.0f}</text>')
+        ticks.append(f'<text x="{x(g):.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle" '
+                     f'font-size="11">{g:,.0f}</text>')
+    title = "Points per game against pubeval (duplicate dice, 95% CI)"
     svg = f"""<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
-<text x="{WIDTH / 2}" y="22" text-anchor="middle" font-size="14">Points per game against pubeval (duplicate dice, 95% CI)</text>
+<text x="{WIDTH / 2}" y="22" text-anchor="middle" font-size="14">{title}</text>
 <line x1="{MARGIN}" y1="{y(0):.1f}" x2="{WIDTH - MARGIN}" y2="{y(0):.1f}" stroke="#999" stroke-dasharray="4 3"/>
 <polygon points="{' '.join(band)}" fill="#9ecae1" opacity="0.6"/>
 <polyline points="{line}" fill="none" stroke="#08519c" stroke-width="2"/>

@@ -119,7 +119,7 @@ def label_positions(evaluator, boards: np.ndarray, plies: int, chunk: int, parti
         labels.append(result_labels(position_probs(evaluator, boards[start:start + chunk], plies)))
         bar.update(len(labels[-1]))
         so_far = np.concatenate(labels)
-        atomic_write(partial, lambda f: np.savez(f, labels=so_far))
+        atomic_write(partial, lambda f, so_far=so_far: np.savez(f, labels=so_far))
     bar.close()
     return np.concatenate(labels)
 
@@ -186,7 +186,8 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
                 train_loss.append(loss.item())
         losses = held_out()
         if log is not None:
-            append_log(log, {"step": "fit", "epoch": epoch, "train_loss": float(np.mean(train_loss)), "held_out": losses})
+            append_log(log, {"step": "fit", "epoch": epoch, "train_loss": float(np.mean(train_loss)),
+                             "held_out": losses})
         for name in best:
             if losses[name] < best[name][0]:
                 best[name] = (losses[name], snapshot(name))
@@ -234,7 +235,8 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     torch.manual_seed(config.seed)
     payload = load_payload(model_path)
     model = model_from_payload(payload, str(model_path))
-    model.to(torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto" else config.device))
+    model.to(torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto"
+                          else config.device))
     evaluator = WithBearoff(NetEvaluator(model))
     earlier, widths = replay_folders(out, config.replay), fresh_widths(config.fresh, list(model.nets))
 

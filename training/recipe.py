@@ -80,7 +80,8 @@ def run_recipe(name: str, out: Path, progress: bool = True) -> Path:
             rows = read_log(folder / "log.jsonl")  # TD logs its running time, a generation each step's
             seconds = max((r.get("elapsed_s", 0) for r in rows), default=0) + sum(r.get("seconds", 0) for r in rows)
             result = evaluate_vs_pubeval(load_weights(weights), recipe.eval_games)
-            append_log(log, {"stage": stage, "stage_index": index, "seconds": seconds, "config": config, "eval": result})
+            append_log(log, {"stage": stage, "stage_index": index, "seconds": seconds, "config": config,
+                             "eval": result})
     final = weights.read_bytes()
     atomic_write(out / "model.pt", lambda f: f.write(final))
     from training.curve import write_curve

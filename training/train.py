@@ -93,7 +93,8 @@ class Trainer:
         torch.set_num_threads(config.threads)
         torch.manual_seed(config.seed)
         self.rng = np.random.default_rng(config.seed)
-        self.device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto" else config.device)
+        self.device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto"
+                                   else config.device)
         self.model = build_model(config.nets, (config.hidden,))
         if config.init:
             seed_from(self.model, model_from_payload(load_payload(config.init), config.init))
@@ -109,7 +110,8 @@ class Trainer:
         """Advance every game one move and take one TD step; returns (games finished, loss)."""
         dice = self.rng.integers(1, 7, size=(len(self.boards), 2))
         opening = (self.boards == starting_board()).all(axis=1)
-        if opening.any():  # a game's first move uses the opening roll: never a double (RULES.md)
+        # a game's first move uses the opening roll: never a double (docs/rules.md, "The opening roll")
+        if opening.any():
             dice[opening] = opening_rolls(self.rng, int(opening.sum()))
         afterstates = generate(self.boards, dice, check=False)
         results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
@@ -187,7 +189,8 @@ class Trainer:
             trainer.games_done, trainer.plies, trainer.elapsed = state["games_done"], state["plies"], state["elapsed"]
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
             detail = (str(exc).splitlines() or [""])[0]
-            raise WeightsError(f"checkpoint {str(path)!r} lacks or garbles a field ({type(exc).__name__}: {detail})") from None
+            raise WeightsError(f"checkpoint {str(path)!r} lacks or garbles a field "
+                               f"({type(exc).__name__}: {detail})") from None
         return trainer
 
 
@@ -219,7 +222,8 @@ def truncate_log(path: Path, games: int) -> None:
     atomic_write(path, lambda f: f.write("".join(json.dumps(row) + "\n" for row in kept).encode()))
 
 
-def train(config: Config, out: Path, resume: bool = False, progress: bool = True, games_override: int | None = None) -> Path:
+def train(config: Config, out: Path, resume: bool = False, progress: bool = True,
+          games_override: int | None = None) -> Path:
     """Run (or resume) training into ``out``; returns the path of the final weights.
 
     When resuming, the checkpoint's configuration is used, except the number of games
@@ -256,7 +260,8 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
             next_eval += config.eval_every
             started = time.perf_counter() - trainer.elapsed  # evaluation time is not training time
         if trainer.games_done >= next_checkpoint or trainer.games_done >= config.games:
-            append_log(log, {"games": trainer.games_done, "plies": trainer.plies, "elapsed_s": round(trainer.elapsed, 1),
+            append_log(log, {"games": trainer.games_done, "plies": trainer.plies,
+                             "elapsed_s": round(trainer.elapsed, 1),
                              "games_per_s": round(trainer.games_done / max(trainer.elapsed, 1e-9), 1),
                              "loss": float(np.mean(losses)) if losses else None})
             losses.clear()

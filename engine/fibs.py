@@ -1,0 +1,75 @@
+"""FIBS board strings ("boardstyle 3"), as GNU Backgammon's external-player protocol sends them.
+
+One line ``board:...`` describes a position from the bot's side: its checkers are the
+positive ones and, on its own turn, move 24 -> 1, which is exactly our board layout with
+the bot as the mover (cell 0 holds minus the opponent's bar, cell 25 our bar). Field
+numbers are those of docs/gnubg.md, "Board line fields".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .board import BoardError, validate
+from .errors import GammonError
+
+
+class ProtocolError(GammonError):
+    """A board string that is not a well-formed FIBS board (says what is wrong)."""
+
+
+@dataclass(frozen=True)
+class FibsBoard:
+    """The fields of a FIBS board string that a player needs, from the bot's side."""
+
+    board: np.ndarray  # our layout, the bot as the mover (positive side)
+    match_length: int
+    score: tuple[int, int]  # (bot, opponent)
+    bot_on_turn: bool  # the turn field is 1: the bot moves or may double
+    dice: tuple[int, int]  # (0, 0) when the bot may double before rolling
+    cube: int
+    bot_may_double: bool
+    opponent_may_double: bool
+    doubled: bool  # a double is pending: the bot must take or drop
+    crawford: bool  # this is the Crawford game (no cube)
+
+
+FIELDS = 52  # after "board:"
+
+
+def parse_fibs_board(line: str) -> FibsBoard:
+    """Read gnubg's board line; ProtocolError names the first problem."""
+    text = line.replace("\0", "").strip()
+    if not text.startswith("board:"):
+        raise ProtocolError(f"expected 'board:...', got {text[:40]!r}")
+    fields = text[len("board:") :].split(":")
+    if len(fields) < FIELDS:
+        raise ProtocolError(f"a FIBS board has {FIELDS} fields after 'board:'; got {len(fields)}")
+    try:
+        numbers = [int(f) for f in fields[2:FIELDS]]
+    except ValueError as exc:
+        raise ProtocolError(f"non-numeric board field: {exc}") from None
+    field = {i + 3: v for i, v in enumerate(numbers)}  # 1-based field numbers (docs/gnubg.md, "Board line fields")
+    cells = [field[k] for k in range(6, 32)]
+    board = np.array([-cells[0], *cells[1:25], cells[25]], dtype=np.int64)
+    try:
+        board = validate(board)
+    except BoardError as exc:
+        raise ProtocolError(f"impossible position: {exc}") from None
+    turn = field[32]
+    # Scores come paired with the names: the bot's own score is field 5 on its turn, field 4 when doubled.
+    bot_score, opp_score = (field[5], field[4]) if turn == 1 else (field[4], field[5])
+    return FibsBoard(
+        board=board,
+        match_length=field[3],
+        score=(bot_score, opp_score),
+        bot_on_turn=turn == 1,
+        dice=(field[33], field[34]),
+        cube=field[37],
+        bot_may_double=field[38] == 1,
+        opponent_may_double=field[39] == 1,
+        doubled=field[40] != 0,
+        crawford=field[52] == 0,  # gnubg writes !fCrawford in the "redoubles" field
+    )
