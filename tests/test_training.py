@@ -12,7 +12,7 @@ from engine.evaluator import evaluator_policy
 from engine.game import duplicate_duel
 from models.baselines import RandomEvaluator
 from models.network import WeightsError, load_weights
-from training.distill import DistillConfig, generation, label_positions
+from training.distill import DistillConfig, generation, held_out_rows, label_positions
 from training.recipe import run_recipe
 from training.train import Config, train
 
@@ -128,7 +128,8 @@ def test_a_distillation_generation_fits_its_own_search(tmp_path):
 def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
     td = train(tiny(games=300, parallel=32, hidden=16, checkpoint_every=300), tmp_path / "td", progress=False)
     first = generation(td, tmp_path / "gen1", DistillConfig(positions=300, epochs=2, chunk=300, seed=5), progress=False)
-    config = DistillConfig(positions=200, epochs=2, chunk=200, seed=6, replay=1, fresh="contact=24")
+    config = DistillConfig(positions=200, epochs=2, chunk=200, seed=6, replay=1, fresh="contact=24", split="hash",
+                           cosine=True)
     second = generation(first, tmp_path / "gen2", config, progress=False)
     fitted = [json.loads(line) for line in (tmp_path / "gen2" / "log.jsonl").read_text().splitlines()][-1]
     assert fitted["step"] == "fitted" and fitted["positions"] == 500  # its own 200 and gen1's 300
@@ -138,6 +139,19 @@ def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
         generation(first, tmp_path / "gen1b" / "gen1", replace(config, replay=1), progress=False)
     with pytest.raises(GammonError, match="--fresh"):
         generation(first, tmp_path / "gen3", replace(config, replay=0, fresh="crashed=8"), progress=False)
+
+
+def test_a_hash_split_holds_out_each_position_whatever_the_batch_it_comes_in():
+    rng = np.random.default_rng(3)
+    boards = rng.integers(-3, 4, size=(20_000, 26)).astype(np.int8)
+    config = DistillConfig(split="hash", holdout=0.1)
+    held = held_out_rows(boards, config)
+    assert 0.09 < held.mean() < 0.11
+    shuffled = rng.permutation(len(boards))
+    assert np.array_equal(held_out_rows(boards[shuffled], config), held[shuffled])  # the position decides
+    assert held_out_rows(boards, replace(config, split="random")).sum() == 2_000
+    with pytest.raises(GammonError, match="--split"):
+        held_out_rows(boards, replace(config, split="odd"))
 
 
 def test_labelling_resumes_from_its_saved_chunks(tmp_path):

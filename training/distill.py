@@ -56,6 +56,8 @@ class DistillConfig:
     batch: int = 512
     lr: float = 5e-4  # Adam
     holdout: float = 0.1  # share of positions kept out of training to choose the epoch
+    split: str = "random"  # how they are chosen: random, or hash (by the position: the same in every generation)
+    cosine: bool = False  # learning rate falls from lr to 0 over the epochs (else it stays at lr)
     seed: int = 1
     threads: int = 1  # torch CPU threads
     device: str = "auto"  # where the nets run (labels and fit): auto (a GPU when present), cpu, cuda
@@ -137,6 +139,30 @@ def divergence(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return soft_cross_entropy(logits, targets) - entropy
 
 
+def held_out_rows(boards: np.ndarray, config: DistillConfig) -> np.ndarray:
+    """(N,) bool: the positions kept out of the fit, a ``config.holdout`` share of them.
+
+    ``split`` random draws them with the generation's seed. ``hash`` decides by the
+    position alone (a fixed random hash of its 26 cells), so a generation that replays
+    earlier ones never trains on a position an earlier fit held out, nor judges itself
+    on one it trained on.
+    """
+    if config.split == "random":
+        order = np.random.default_rng(config.seed).permutation(len(boards))
+        held = np.zeros(len(boards), dtype=bool)
+        held[order[: max(1, int(len(boards) * config.holdout))]] = True
+        return held
+    if config.split != "hash":
+        raise GammonError(f"--split is random or hash; got {config.split!r}")
+    weights = np.random.default_rng(20261130).integers(1, 2**61, size=boards.shape[1], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        key = (boards.astype(np.int64).astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+        key ^= key >> np.uint64(29)
+        key *= np.uint64(0xBF58476D1CE4E5B9)
+        key ^= key >> np.uint64(32)
+    return (key % np.uint64(1_000_000)) < np.uint64(round(config.holdout * 1_000_000))
+
+
 def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, log: Path | None = None,
         progress: bool = True) -> dict:
     """Train each class net of ``model`` on its positions; each keeps its epoch with the lowest held-out divergence.
@@ -144,16 +170,14 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
     Returns the held-out divergence from the labels (:func:`divergence`) before and after,
     per net and overall.
     """
-    rng = np.random.default_rng(config.seed)
-    order = rng.permutation(len(boards))
-    n_val = max(1, int(len(boards) * config.holdout))
-    val = order[:n_val]
+    held = held_out_rows(boards, config)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, config.epochs) if config.cosine else None
     device = model.device
     data = {}  # net name -> (x_train, y_train, x_val, y_val), inputs encoded once
     for name, rows in model.route(boards):
         net = model.nets[name]
-        in_val = np.isin(rows, val)
+        in_val = held[rows]
         x, y = net.encode(boards[rows]), torch.from_numpy(labels[rows]).to(device)
         mask = torch.from_numpy(in_val).to(device)
         data[name] = (x[~mask], y[~mask], x[mask], y[mask])
@@ -184,6 +208,8 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
                 loss.backward()
                 optimizer.step()
                 train_loss.append(loss.item())
+        if schedule is not None:
+            schedule.step()
         losses = held_out()
         if log is not None:
             append_log(log, {"step": "fit", "epoch": epoch, "train_loss": float(np.mean(train_loss)),

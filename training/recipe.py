@@ -43,6 +43,10 @@ RECIPES = {
             # then a 512-unit contact net, from random weights, fitted on every generation's labels so far
             DistillConfig(positions=100_000, seed=16, replay=5, fresh="contact=512", epochs=60),
             DistillConfig(positions=100_000, seed=17, replay=6),
+            # the contact net restarted once more, now held out by position (the same set in every
+            # generation) so no replayed position is both trained on and judged on
+            DistillConfig(positions=100_000, seed=18, replay=7, fresh="contact=512", split="hash", cosine=True,
+                          epochs=80),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
