@@ -13,9 +13,9 @@ import time
 from tqdm import tqdm
 
 from engine.board import VARIANTS, flip, render, variant_checkers
-from engine.cubeful import EvaluatorPlayer, Rules, duplicate_series
+from engine.cubeful import EvaluatorPlayer, duplicate_series
 from engine.evaluator import evaluator_policy
-from engine.game import duplicate_duel, play_games
+from engine.game import Rules, duplicate_duel, play_games
 
 from .arguments import at_least, model_option
 from .external import Bot, ExternalPlayerServer

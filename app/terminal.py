@@ -19,9 +19,9 @@ import numpy as np
 from engine.analysis import cube_efficiency, position_probs, rank_moves
 from engine.board import flip, pip_counts, render, starting_board
 from engine.cube import PASS, Cube
-from engine.cubeful import EvaluatorPlayer, _opening
+from engine.cubeful import EvaluatorPlayer
 from engine.errors import GammonError
-from engine.game import result_points
+from engine.game import opening_rolls, result_points
 from engine.match import cube_decision
 from engine.met import MAX_AWAY
 from engine.notation import MoveError, find_play, format_move, legal_plays
@@ -108,7 +108,7 @@ class TerminalGame:
         self.crawford = bool(self.length) and not self.crawford_done and max(self.score) == self.length - 1
         self.crawford_done |= self.crawford
         self.cube, self.owner = 1, -1
-        opening, _ = _opening(self.rng, 1, 0)
+        opening, _ = opening_rolls(self.rng, 1)
         dice = (int(opening[0, 0]), int(opening[0, 1]))
         turn = YOU if dice[0] > dice[1] else BOT  # you hold die 0
         board = starting_board()  # always from the side on roll

@@ -19,21 +19,30 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .board import checkers_off, flip, mover_counts, starting_board, validate, variant_checkers
+from .cube import BEAVER, PASS, TAKE, Cube
 from .errors import GammonError
+from .met import MAX_AWAY
 from .movegen import Afterstates, generate
 from .notation import format_move
 
 Policy = Callable[[Afterstates], np.ndarray]
+MAX_CUBE = 2**50
 
 
-def opening_rolls(rng: np.random.Generator, n: int) -> np.ndarray:
-    """(n, 2) opening rolls: one die per player (player 0 first), re-rolled while equal."""
-    rolls = rng.integers(1, 7, size=(n, 2))
-    ties = rolls[:, 0] == rolls[:, 1]
-    while ties.any():
-        rolls[ties] = rng.integers(1, 7, size=(int(ties.sum()), 2))
-        ties = rolls[:, 0] == rolls[:, 1]
-    return rolls
+def opening_rolls(rng: np.random.Generator, n: int, automatic: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(n, 2) opening rolls, one die per player (player 0 first), re-rolled while equal, and the cube each
+    game starts with: in money play with ``automatic`` doubles, each tie (up to that many) doubles it."""
+    dice = rng.integers(1, 7, size=(n, 2))
+    cube = np.ones(n, dtype=np.int64)
+    doubled = np.zeros(n, dtype=np.int64)
+    while True:
+        ties = dice[:, 0] == dice[:, 1]
+        if not ties.any():
+            return dice, cube
+        bump = ties & (doubled < automatic)
+        cube[bump] *= 2
+        doubled[bump] += 1
+        dice[ties] = rng.integers(1, 7, size=(int(ties.sum()), 2))
 
 
 def result_points(boards: np.ndarray, checkers: int) -> np.ndarray:
@@ -86,12 +95,37 @@ class GameRecord:
     turns: list[tuple[int, tuple[int, int], np.ndarray, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Rules:
+    match_length: int = 0  # 0 = money
+    jacoby: bool = False  # money only
+    beavers: bool = False  # money only
+    automatic_doubles: int = 0  # money only: how many per game (0 = off)
+    variant: str = "standard"
+
+    def __post_init__(self):
+        if not 0 <= self.match_length <= MAX_AWAY:
+            raise GammonError(f"match length must be 1..{MAX_AWAY} (the match equity table's size), or 0 for money; "
+                             f"got {self.match_length}")
+
+
+class Cubeless:
+    """A player who never doubles: a move policy alone (the cube stays out of its games)."""
+
+    def __init__(self, policy: Policy):
+        self.policy = policy
+
+
 @dataclass
 class GameResults:
-    """Outcome of a batch of games, from player 0's side."""
+    """Outcome of a batch of games (or matches), from player 0's side, one slot per game or match."""
 
-    points: np.ndarray  # (n,) +1/+2/+3 when player 0 won, -1/-2/-3 when player 1 won, 0 unfinished
-    turns: np.ndarray  # (n,) plies played
+    points: np.ndarray  # money: points won by player 0 (negative: lost; 0: unfinished); match: score difference
+    turns: np.ndarray  # plies played in each slot
+    games: np.ndarray | None = None  # games played in each slot (more than one in a match)
+    cube_turns: int = 0  # doubles offered over all slots
+    passes: int = 0  # doubles passed
+    scores: np.ndarray | None = None  # matches: (n, 2) final scores
     records: list[GameRecord] | None = None
     boards: np.ndarray | None = None  # (n, 26) last positions, seen from the player on roll
     on_roll: np.ndarray | None = None  # (n,) who is on roll in ``boards``
@@ -101,70 +135,192 @@ class GameResults:
         return (self.points < 0).astype(np.int8)
 
 
-def play_games(
-    policies: tuple[Policy, Policy],
-    n_games: int,
-    seed: int | None = 0,
-    variant: str = "standard",
-    record: bool = False,
-    max_turns: int = 10_000,
-    start: np.ndarray | None = None,
-    first_dice: np.ndarray | None = None,
-    stop_after: int | None = None,
-) -> GameResults:
-    """Play ``n_games`` games of ``variant`` between ``policies[0]`` and ``policies[1]``, all at once.
+def play_games(policies: tuple[Policy, Policy], n_games: int, seed: int | None = 0, variant: str = "standard",
+               record: bool = False, max_turns: int = 10_000, start: np.ndarray | None = None,
+               first_dice: np.ndarray | None = None, stop_after: int | None = None) -> GameResults:
+    """Cubeless money games between two move policies: :func:`play` with players who never double."""
+    return play((Cubeless(policies[0]), Cubeless(policies[1])), n_games, seed, Rules(variant=variant), start=start,
+                first_dice=first_dice, record=record, stop_after=stop_after, max_turns=max_turns)
 
-    The dice come from ``numpy.random.default_rng(seed)`` in a fixed order, so the same
-    seed and deterministic policies give the same games. From the starting position the
-    opening roll decides who starts (docs/rules.md): the higher die moves first with both dice.
 
-    ``start`` plays every game from that board instead, player 0 on roll, with
-    ``first_dice`` (n_games, 2) as its first roll when given. ``stop_after`` ends the
-    games after that many turns: unfinished games score 0 and their positions are in
-    ``GameResults.boards`` (seen from ``GameResults.on_roll``).
+def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: np.ndarray | None = None,
+         start_cube: Cube = Cube(), first_dice: np.ndarray | None = None, record: bool = False,
+         stop_after: int | None = None, max_turns: int = 100_000) -> GameResults:
+    """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``.
+
+    The one game loop: games, rollouts and matches all come here. A player has a move
+    ``policy`` and, to use the cube, ``doubles(boards, cubes)`` and ``answers(boards, cubes)``
+    (see :mod:`engine.cubeful`); a player without them (:class:`Cubeless`) never doubles.
+
+    The dice come from ``numpy.random.default_rng(seed)``, and every pass draws the same
+    amount for every slot whatever its game does, so the two seatings of a duplicate pair
+    see the same dice. From the starting position the opening roll decides who starts
+    (docs/rules.md): the higher die moves first with both dice; player 0 holds die 0.
+
+    ``start`` plays money games from that board instead, player 0 on roll before rolling
+    (so it may double first) with the cube ``start_cube`` as player 0 sees it, and
+    ``first_dice`` (n, 2) as its roll when given. ``record`` keeps each money game turn by
+    turn. ``stop_after`` ends each game after that many turns: unfinished games score 0
+    and their positions are in ``GameResults.boards`` (seen from ``GameResults.on_roll``).
     """
     rng = np.random.default_rng(seed)
-    checkers = variant_checkers(variant)
-    if start is None:
-        boards = np.repeat(starting_board(variant)[None], n_games, axis=0)
-        dice = opening_rolls(rng, n_games)
-        player = (dice[:, 1] > dice[:, 0]).astype(np.int8)  # player 0 holds die 0
-    else:
-        boards = np.repeat(validate(start, checkers)[None], n_games, axis=0)
-        player = np.zeros(n_games, dtype=np.int8)
-        dice = rng.integers(1, 7, size=(n_games, 2)) if first_dice is None else np.asarray(first_dice)
-    points = np.zeros(n_games, dtype=np.int64)
-    turns = np.zeros(n_games, dtype=np.int64)
-    active = np.ones(n_games, dtype=bool)
-    records = [GameRecord(variant, (int(a), int(b))) for a, b in dice] if record else None
+    checkers = variant_checkers(rules.variant)
+    start_board = starting_board(rules.variant)
+    length = rules.match_length
+    money = length == 0
+    if (start is not None or record) and not money:
+        raise GammonError("games from a given position, and recorded games, are money games")
 
-    for _ in range(stop_after if stop_after is not None else max_turns):
+    boards = np.repeat(start_board[None], n, axis=0)
+    scores = np.zeros((n, 2), dtype=np.int64)
+    crawford = np.full(n, length == 1)  # this game is the Crawford game (a 1-point match starts with it)
+    crawford_done = crawford.copy()
+    points = np.zeros(n, dtype=np.int64)
+    games = np.zeros(n, dtype=np.int64)
+    turns = np.zeros(n, dtype=np.int64)
+    active = np.ones(n, dtype=bool)  # the slot still plays (a game, or more games of a match)
+    owner = np.full(n, -1, dtype=np.int64)  # -1 centered, else the owning player
+    turned = np.zeros(n, dtype=bool)
+    first_move = np.ones(n, dtype=bool)  # no cube before a game's first move
+    dice, cube = opening_rolls(rng, n, rules.automatic_doubles if money else 0)
+    preset = np.ones(n, dtype=bool)  # ``dice`` already holds this turn's roll (an opening, or first_dice)
+    player = (dice[:, 1] > dice[:, 0]).astype(np.int64)  # player 0 holds die 0
+    if start is not None:
+        boards[:] = validate(start, checkers)
+        cube[:], owner[:] = start_cube.value, start_cube.owner_index(0)
+        player[:], first_move[:], turned[:] = 0, False, owner >= 0
+        if first_dice is None:
+            preset[:] = False
+        else:
+            dice = np.asarray(first_dice).copy()
+    records = [GameRecord(rules.variant, (int(a), int(b))) for a, b in dice] if record else None
+    counts = {"turns": 0, "passes": 0}
+    openings = dice  # next games' opening rolls in a match, drawn for every slot each pass
+
+    def end_game(slots: np.ndarray, winner: np.ndarray, won: np.ndarray) -> None:
+        """Score finished games; start the next game of unfinished matches."""
+        signed = np.where(winner == 0, won, -won)
+        games[slots] += 1
+        if money:
+            points[slots] = signed
+            active[slots] = False
+            return
+        scores[slots, winner] += won
+        over = scores[slots].max(axis=1) >= length
+        active[slots[over]] = False
+        going = slots[~over]
+        if len(going) == 0:
+            return
+        # The first time a player is one point short, the next game is the Crawford game.
+        reaches = (scores[going].max(axis=1) == length - 1) & ~crawford_done[going]
+        crawford[going] = reaches
+        crawford_done[going] |= reaches
+        boards[going] = start_board
+        cube[going], owner[going], turned[going], first_move[going] = 1, -1, False, True
+        dice[going], preset[going] = openings[going], True
+        player[going] = (openings[going, 1] > openings[going, 0]).astype(np.int64)
+
+    for _ in range(max_turns):
         if not active.any():
             break
         for side in (0, 1):
-            games = np.flatnonzero(active & (player == side))
-            if len(games) == 0:
+            fresh = rng.integers(1, 7, size=(n, 2))
+            if not money:
+                openings, _ = opening_rolls(rng, n)
+            mine = np.flatnonzero(active & (player == side))
+            if len(mine) and hasattr(players[side], "doubles"):
+                # Cube: before rolling, with access, not on a game's first move, not in the Crawford game.
+                access = ~first_move[mine] & ((owner[mine] == -1) | (owner[mine] == side)) & ~crawford[mine]
+                asking = mine[access]
+                if len(asking):
+                    cubes = _cubes(asking, side, cube, owner, scores, crawford, length, rules)
+                    doubling = asking[np.asarray(players[side].doubles(boards[asking], cubes), dtype=bool)]
+                    if len(doubling):
+                        result = _double(players, side, doubling, boards, cube, owner, turned, scores, crawford,
+                                         length, rules, money, counts)
+                        if len(result.passed):
+                            end_game(result.passed, np.full(len(result.passed), side), result.paid)
+                        if len(result.beaver_passed):
+                            end_game(result.beaver_passed, np.full(len(result.beaver_passed), 1 - side),
+                                     result.beaver_paid)
+                        mine = mine[active[mine] & (player[mine] == side)]
+            if len(mine) == 0:
                 continue
-            afterstates = generate(boards[games], dice[games], check=False)
-            choice = np.asarray(policies[side](afterstates), dtype=np.int64)
+            roll = np.where(preset[mine, None], dice[mine], fresh[mine])
+            afterstates = generate(boards[mine], roll, check=False)
+            choice = np.asarray(players[side].policy(afterstates), dtype=np.int64)
             _check_choice(choice, afterstates)
             after = afterstates.boards[choice]
             if records is not None:
-                for g, k in zip(games, choice):
-                    notation = format_move(boards[g], afterstates.steps[k])
-                    records[g].turns.append((side, tuple(int(x) for x in dice[g]), boards[g].copy(), notation))
+                for g, k, r in zip(mine, choice, roll):
+                    move = format_move(boards[g], afterstates.steps[k])
+                    records[g].turns.append((side, (int(r[0]), int(r[1])), boards[g].copy(), move))
             won = result_points(after, checkers)
+            if money and rules.jacoby:
+                won = np.where(turned[mine], won, np.minimum(won, 1))
+            boards[mine] = flip(after)
+            first_move[mine] = preset[mine] = False
+            player[mine] = 1 - side
+            turns[mine] += 1
             finished = won > 0
-            points[games[finished]] = np.where(side == 0, won[finished], -won[finished])
-            active[games[finished]] = False
-            boards[games] = flip(after)
-            turns[games] += 1
-        player = np.where(active, 1 - player, player).astype(np.int8)
-        dice = rng.integers(1, 7, size=(n_games, 2))
+            if finished.any():
+                slots = mine[finished]
+                end_game(slots, np.full(len(slots), side), won[finished] * cube[slots])
+            if stop_after is not None:
+                active[mine[turns[mine] >= stop_after]] = False
     else:
-        if stop_after is None and active.any():
-            raise RuntimeError(f"{int(active.sum())} games still running after {max_turns} turns")
-    return GameResults(points=points, turns=turns, records=records, boards=boards, on_roll=player)
+        if active.any():
+            raise RuntimeError(f"{int(active.sum())} slots still playing after {max_turns} passes")
+    if money:
+        return GameResults(points, turns, games, counts["turns"], counts["passes"], None, records, boards, player)
+    return GameResults(scores[:, 0] - scores[:, 1], turns, games, counts["turns"], counts["passes"], scores,
+                       None, boards, player)
+
+
+@dataclass
+class _Doubled:
+    passed: np.ndarray  # slots whose double was passed (the doubler wins ``paid``)
+    paid: np.ndarray
+    beaver_passed: np.ndarray  # slots where the doubler passed a beaver (the beaverer wins ``beaver_paid``)
+    beaver_paid: np.ndarray
+
+
+def _double(players, side, doubling, boards, cube, owner, turned, scores, crawford, length, rules, money, counts):
+    """The opponent's answer to ``side``'s doubles in ``doubling``; updates the cube of the games that go on."""
+    counts["turns"] += len(doubling)
+    cubes = _cubes(doubling, side, cube, owner, scores, crawford, length, rules)
+    answer = np.asarray(players[1 - side].answers(boards[doubling], cubes))
+    if not (rules.beavers and money):
+        answer = np.minimum(answer, TAKE)
+    passed = doubling[answer == PASS]
+    counts["passes"] += len(passed)
+    paid = cube[passed].copy()  # a pass pays the value before the offer
+    taken = doubling[answer != PASS]
+    beavered = doubling[answer == BEAVER]
+    cube[taken] *= 2
+    owner[taken] = 1 - side
+    turned[taken] = True
+    beaver_passed = np.zeros(0, dtype=np.int64)
+    beaver_paid = np.zeros(0, dtype=np.int64)
+    if len(beavered):
+        # The beaver redoubles at once and keeps the cube; the doubler takes or passes it.
+        cubes = _cubes(beavered, side, cube, owner, scores, crawford, length, rules)
+        accepts = getattr(players[side], "accepts_beaver", None)
+        keep = (np.ones(len(beavered), dtype=bool) if accepts is None
+                else np.asarray(accepts(boards[beavered], cubes), bool))
+        beaver_passed, beaver_paid = beavered[~keep], cube[beavered[~keep]].copy()
+        cube[beavered[keep]] *= 2
+        counts["passes"] += int((~keep).sum())
+    if (cube[taken] > MAX_CUBE).any():
+        raise OverflowError(f"a cube went past {MAX_CUBE}: redoubles have no limit, int64 has one")
+    return _Doubled(passed, paid, beaver_passed, beaver_paid)
+
+
+def _cubes(slots, side, cube, owner, scores, crawford, length, rules) -> list[Cube]:
+    """The cube of each slot in ``slots`` as ``side`` (the doubler) sees it."""
+    money = not length
+    return [Cube.seen_by(side, cube[s], owner[s], length, scores[s], crawford[s], jacoby=rules.jacoby and money,
+                         beavers=rules.beavers and money) for s in slots]
 
 
 def _check_choice(choice: np.ndarray, afterstates: Afterstates) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 from .cube import Cube
 from .errors import GammonError
 from .evaluator import ProbabilityEvaluator, evaluator_policy
-from .game import play_games
+from .game import play, play_games
 from .probability import cubeless_equity, outcome_probs, swap_sides
 
 FIRST_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
@@ -88,7 +88,7 @@ def cubeful_rollout(
     ``cube`` is the money cube as the player on roll sees it. Games are played to the end;
     the first roll is stratified as in :func:`rollout`.
     """
-    from .cubeful import EvaluatorPlayer, play_cubeful
+    from .cubeful import EvaluatorPlayer
 
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
@@ -97,9 +97,8 @@ def cubeful_rollout(
     points, doubles, passes = [], 0, 0
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
-        result = play_cubeful((player, player), n, seed=seed * 1_000_003 + first,
-                              position=(board, cube.value, cube.owner_index(0)),
-                              first_dice=FIRST_ROLLS[(first + np.arange(n)) % 36])
+        result = play((player, player), n, seed=seed * 1_000_003 + first, start=board, start_cube=cube,
+                      first_dice=FIRST_ROLLS[(first + np.arange(n)) % 36])
         points.append(result.points / cube.value)
         doubles, passes = doubles + result.cube_turns, passes + result.passes
         if progress:

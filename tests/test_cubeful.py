@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from engine.cube import BEAVER, PASS, TAKE
-from engine.cubeful import EvaluatorPlayer, Rules, _opening, duplicate_series, play_cubeful
-from engine.game import random_policy
+from engine.cubeful import EvaluatorPlayer, duplicate_series
+from engine.game import Rules, opening_rolls, play, random_policy
 from models.baselines import HeuristicEvaluator
 
 
@@ -27,75 +27,75 @@ class Scripted:
 
 
 def test_a_pass_pays_the_value_before_the_offer():
-    result = play_cubeful((Scripted(True, PASS), Scripted(True, PASS, 1)), 200, seed=1)
+    result = play((Scripted(True, PASS), Scripted(True, PASS, 1)), 200, seed=1)
     assert set(np.abs(result.points)) == {1} and result.passes == 200
 
 
 def test_only_a_player_with_access_is_asked_and_redoubles_have_no_limit():
     a, b = Scripted(True, TAKE), Scripted(True, TAKE, 1)
-    result = play_cubeful((a, b), 50, seed=2)
+    result = play((a, b), 50, seed=2)
     for asked in (a.asked, b.asked):
         centered = [cube for cube, owned, _ in asked if not owned]
         assert set(centered) == {1}  # an un-owned cube is asked about only while centered at 1
     assert max(cube for cube, _, _ in a.asked + b.asked) == 2**10  # every turn redoubles, up to the script's limit
     assert all(points % 2 == 0 for points in np.abs(result.points))
     with pytest.raises(OverflowError, match="no limit"):
-        play_cubeful((Scripted(True, TAKE, up_to=2**62), Scripted(True, TAKE, 1, up_to=2**62)), 20, seed=2)
+        play((Scripted(True, TAKE, up_to=2**62), Scripted(True, TAKE, 1, up_to=2**62)), 20, seed=2)
 
 
 def test_a_beaver_turns_the_cube_twice_and_the_beaverer_keeps_it():
     doubler, beaverer = Scripted(True, TAKE), Scripted(False, BEAVER, 1)
-    result = play_cubeful((doubler, beaverer), 100, seed=3, rules=Rules(beavers=True))
+    result = play((doubler, beaverer), 100, seed=3, rules=Rules(beavers=True))
     assert set(np.abs(result.points)) <= {4, 8, 12}  # the doubler doubles at its first turn, then 4x
     assert all(cube == 1 and not owned for cube, owned, _ in doubler.asked)  # never asked again after it
-    no_beavers = play_cubeful((Scripted(True, TAKE), Scripted(False, BEAVER, 1)), 100, seed=3)
+    no_beavers = play((Scripted(True, TAKE), Scripted(False, BEAVER, 1)), 100, seed=3)
     assert set(np.abs(no_beavers.points)) <= {2, 4, 6}  # without the rule a beaver is a plain take
     shy = Scripted(True, TAKE)
     shy.accepts_beaver = lambda boards, cubes: np.zeros(len(boards), dtype=bool)
-    passed = play_cubeful((shy, Scripted(False, BEAVER, 1)), 100, seed=3, rules=Rules(beavers=True))
+    passed = play((shy, Scripted(False, BEAVER, 1)), 100, seed=3, rules=Rules(beavers=True))
     assert set(passed.points) <= {2, -2} and passed.passes == 100  # a passed beaver pays the doubled cube
 
 
 def test_each_turn_rolls_its_own_dice(monkeypatch):
-    import engine.cubeful as cubeful
+    import engine.game as game
 
     rolls = []
-    real = cubeful.generate
+    real = game.generate
 
     def spy(boards, dice, **kwargs):
         rolls.extend(map(tuple, np.asarray(dice).tolist()))
         return real(boards, dice, **kwargs)
 
-    monkeypatch.setattr(cubeful, "generate", spy)
-    play_cubeful((Scripted(False, TAKE), Scripted(False, TAKE, 1)), 1, seed=9)
+    monkeypatch.setattr(game, "generate", spy)
+    play((Scripted(False, TAKE), Scripted(False, TAKE, 1)), 1, seed=9)
     repeats = sum(a == b for a, b in zip(rolls, rolls[1:]))
     assert len(rolls) > 20 and repeats < len(rolls) / 6  # about 1 in 18 by chance, never every other roll
 
 
 def test_jacoby_counts_gammons_single_while_the_cube_is_centered():
     never = (Scripted(False, TAKE), Scripted(False, TAKE, 1))
-    plain = play_cubeful(never, 300, seed=4)
-    jacoby = play_cubeful(never, 300, seed=4, rules=Rules(jacoby=True))
+    plain = play(never, 300, seed=4)
+    jacoby = play(never, 300, seed=4, rules=Rules(jacoby=True))
     assert set(np.abs(plain.points)) > {1} and set(np.abs(jacoby.points)) == {1}
 
 
 def test_automatic_doubles_respect_their_limit():
     rng = np.random.default_rng(5)
-    dice, cube = _opening(rng, 20_000, automatic=1)
+    dice, cube = opening_rolls(rng, 20_000, automatic=1)
     assert (dice[:, 0] != dice[:, 1]).all() and set(cube) == {1, 2}
     assert 0.12 < (cube == 2).mean() < 0.21  # one roll in six is a tie
-    _, cube = _opening(rng, 20_000, automatic=0)
+    _, cube = opening_rolls(rng, 20_000, automatic=0)
     assert set(cube) == {1}
 
 
 def test_matches_end_at_the_length_and_the_crawford_game_has_no_cube():
     a, b = Scripted(True, PASS), Scripted(True, PASS, 1)
-    result = play_cubeful((a, b), 100, seed=6, rules=Rules(match_length=3))
+    result = play((a, b), 100, seed=6, rules=Rules(match_length=3))
     assert (result.scores.max(axis=1) >= 3).all() and (result.scores.min(axis=1) < 3).all()
     assert np.array_equal(result.winner, (result.scores[:, 1] > result.scores[:, 0]).astype(int))
     # Every game but the Crawford game ends on the first double, which is passed.
     assert result.games.sum() - result.passes == 100
-    one_point = play_cubeful((Scripted(True, PASS), Scripted(True, PASS, 1)), 30, seed=7, rules=Rules(match_length=1))
+    one_point = play((Scripted(True, PASS), Scripted(True, PASS, 1)), 30, seed=7, rules=Rules(match_length=1))
     assert one_point.passes == 0 and (one_point.games == 1).all()
 
 

@@ -30,7 +30,7 @@ def test_scoring_single_gammon_backgammon():
 
 
 def test_opening_roll_is_never_a_double_and_the_higher_die_starts():
-    rolls = opening_rolls(np.random.default_rng(3), 5000)
+    rolls, _ = opening_rolls(np.random.default_rng(3), 5000)
     assert (rolls[:, 0] != rolls[:, 1]).all()
     result = play_games((random_policy(np.random.default_rng(1)),) * 2, 200, seed=4, record=True)
     for record in result.records:

@@ -101,6 +101,7 @@ class Trainer:
         self.model.to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.boards = np.repeat(starting_board()[None], config.parallel, axis=0)
+        self.first_move = np.ones(config.parallel, dtype=bool)  # the game's first move: the opening roll
         self.games_done = 0
         self.plies = 0
         self.elapsed = 0.0
@@ -109,10 +110,9 @@ class Trainer:
     def ply(self) -> tuple[int, float]:
         """Advance every game one move and take one TD step; returns (games finished, loss)."""
         dice = self.rng.integers(1, 7, size=(len(self.boards), 2))
-        opening = (self.boards == starting_board()).all(axis=1)
         # a game's first move uses the opening roll: never a double (docs/rules.md, "The opening roll")
-        if opening.any():
-            dice[opening] = opening_rolls(self.rng, int(opening.sum()))
+        if self.first_move.any():
+            dice[self.first_move] = opening_rolls(self.rng, int(self.first_move.sum()))[0]
         afterstates = generate(self.boards, dice, check=False)
         results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
         choice = best_in_groups(results @ RESULT_POINTS, afterstates.offsets)
@@ -129,6 +129,7 @@ class Trainer:
         finished = result_points(chosen, CHECKERS) > 0
         self.boards = flip(chosen)
         self.boards[finished] = starting_board()
+        self.first_move = finished
         self.plies += 1
         return int(finished.sum()), loss.item()
 
@@ -156,6 +157,7 @@ class Trainer:
             "numpy_rng": json.dumps(self.rng.bit_generator.state),
             "torch_rng": torch.get_rng_state(),
             "boards": torch.from_numpy(self.boards.copy()),
+            "first_move": torch.from_numpy(self.first_move.copy()),
             "games_done": self.games_done,
             "plies": self.plies,
             "elapsed": self.elapsed,
@@ -186,6 +188,10 @@ class Trainer:
             trainer.rng.bit_generator.state = json.loads(state["numpy_rng"])
             torch.set_rng_state(state["torch_rng"])
             trainer.boards = state["boards"].numpy().copy()
+            # checkpoints from before first_move was saved: a game at the starting position is new
+            first = state.get("first_move")
+            trainer.first_move = (first.numpy().copy() if first is not None
+                                  else (trainer.boards == starting_board()).all(axis=1))
             trainer.games_done, trainer.plies, trainer.elapsed = state["games_done"], state["plies"], state["elapsed"]
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
             detail = (str(exc).splitlines() or [""])[0]
