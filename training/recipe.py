@@ -47,6 +47,8 @@ RECIPES = {
             # generation) so no replayed position is both trained on and judged on
             DistillConfig(positions=100_000, seed=18, replay=7, fresh="contact=512", split="hash", cosine=True,
                           epochs=80),
+            # and once more from those weights, on its own search's labels too
+            DistillConfig(positions=100_000, seed=19, replay=8, split="hash", cosine=True, epochs=30, lr=2e-4),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
