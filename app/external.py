@@ -24,7 +24,9 @@ import numpy as np
 
 from engine.board import flip
 from engine.cube import Cube
+from engine.errors import GammonError
 from engine.fibs import FibsBoard, ProtocolError, parse_fibs_board  # noqa: F401 - ProtocolError: what bad lines raise
+from engine.notation import format_move, legal_plays
 
 log = logging.getLogger("gammon.external")
 BOT, OPPONENT = 0, 1  # players as Cube.from_fibs numbers them
@@ -40,33 +42,29 @@ class Bot:
         self.lock = threading.Lock()  # evaluators are not assumed thread-safe
 
     def reply(self, line: str) -> str:
-        """One reply line (without newline) for one board line; never raises.
+        """One reply line (without newline) for one board line; never raises, logs each fault in one line.
 
-        A line that cannot be read gets an empty reply. If reading worked but the
-        analysis failed, the reply is still a valid answer of the kind asked for
-        (``roll``, ``take`` or the first legal move), never a word gnubg would misread.
+        A line that cannot be read (not a board, out-of-range numbers, an impossible position
+        or roll) gets an empty reply: the protocol's only error reply, ``Error:``, stalls gnubg's
+        game (docs/gnubg.md, "Replies"). If reading worked but the analysis failed, the reply
+        is still a valid answer of the kind asked for (``take``, ``roll`` or the first legal
+        move), never a word gnubg would misread.
         """
         try:
             fibs = parse_fibs_board(line)
-        except Exception as exc:
-            log.warning("cannot read %r: %s", line[:120], exc)
+        except Exception as exc:  # ProtocolError, or a parser bug: either way gnubg must get its line
+            log.warning("cannot read %r: %s", line[:120], _one_line(exc))
             return ""
         try:
             with self.lock:
                 return self._decide(fibs)
         except Exception as exc:  # a bad position or a failing evaluator must not cost the game
-            log.warning("cannot analyse %r: %s", line[:120], exc)
-            if fibs.doubled:
-                return "take"
-            if fibs.dice == (0, 0):
-                return "roll"
-            from engine.notation import legal_plays
-
-            return legal_plays(fibs.board, fibs.dice)[0].notation
+            answer = _safe_reply(fibs)
+            log.warning("cannot analyse %r: %s; answered %r", line[:120], _one_line(exc), answer)
+            return answer
 
     def _decide(self, fibs: FibsBoard) -> str:
         from engine.analysis import rank_moves
-        from engine.notation import format_move
 
         if fibs.doubled and fibs.bot_on_turn:
             # Our own double was beavered (the bot is still on roll): keep playing for twice the
@@ -91,28 +89,119 @@ class Bot:
         return cube_decision(probs, cube, float(cube_efficiency(board_on_roll)[0]))
 
 
+def _safe_reply(fibs: FibsBoard) -> str:
+    """An answer of the kind gnubg asked for that needs no evaluator: take, roll, or the first legal move."""
+    if fibs.doubled:
+        return "take"
+    if fibs.dice == (0, 0):
+        return "roll"
+    try:
+        return legal_plays(fibs.board, fibs.dice)[0].notation
+    except Exception:  # cannot happen for a board and roll the parser accepted; an empty move still answers
+        return ""
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one log line: its type and the first line of its message."""
+    lines = str(exc).splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
 class _Handler(socketserver.StreamRequestHandler):
+    """One gnubg connection: a reply line for each board line, within the server's limits."""
+
+    def setup(self):
+        self.timeout = self.server.idle_timeout  # StreamRequestHandler.setup sets it on the socket
+        super().setup()
+
     def handle(self):
-        log.info("gnubg connected from %s:%s", *self.client_address[:2])
-        for raw in self.rfile:
-            line = raw.decode("ascii", errors="replace").replace("\0", "").strip()
-            if not line:
+        peer = "{}:{}".format(*self.client_address[:2])
+        log.info("gnubg connected from %s", peer)
+        try:
+            for line in self._lines(peer):
+                self._answer(line)
+        except TimeoutError:  # socket.timeout: nothing arrived within idle_timeout
+            log.warning("%s idle for %s s: connection dropped", peer, self.timeout)
+        except (ConnectionResetError, BrokenPipeError, ConnectionAbortedError) as exc:
+            log.warning("%s closed the connection abruptly (%s)", peer, type(exc).__name__)
+        else:
+            log.info("gnubg disconnected from %s", peer)
+
+    def _lines(self, peer: str):
+        """The connection's lines, decoded and stripped; a line over max_line bytes is skipped and logged.
+
+        ``readline(limit)`` stops at the limit, so a line without end is read and dropped in
+        chunks up to its newline, never held whole.
+        """
+        limit = self.server.max_line
+        while raw := self.rfile.readline(limit + 1):
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                skipped = len(raw) + self._skip_to_newline(limit)
+                log.warning("%s sent a line of %d bytes or more (limit %d): ignored", peer, skipped, limit)
                 continue
-            answer = self.server.bot.reply(line)
-            if self.server.on_reply:
-                self.server.on_reply(line, answer)
-            self.wfile.write((answer + "\n").encode("ascii"))
-            self.wfile.flush()
-        log.info("gnubg disconnected")
+            line = raw.decode("ascii", errors="replace").replace("\0", "").strip()
+            if line:
+                yield line
+
+    def _skip_to_newline(self, chunk: int) -> int:
+        """Read and drop the rest of the current line; the number of bytes dropped."""
+        dropped = 0
+        while raw := self.rfile.readline(chunk):
+            dropped += len(raw)
+            if raw.endswith(b"\n"):
+                break
+        return dropped
+
+    def _answer(self, line: str) -> None:
+        answer = self.server.bot.reply(line)
+        if self.server.on_reply:
+            self.server.on_reply(line, answer)
+        self.wfile.write((answer + "\n").encode("ascii", errors="replace"))
+        self.wfile.flush()
 
 
 class ExternalPlayerServer(socketserver.ThreadingTCPServer):
-    """A threaded TCP server (one thread per gnubg connection) around a :class:`Bot`."""
+    """A threaded TCP server (one thread per gnubg connection) around a :class:`Bot`.
+
+    Limits, so that no client can starve it: lines over ``max_line`` bytes are dropped
+    (gnubg's are about 150), a connection silent for ``idle_timeout`` seconds is closed, and
+    connections beyond ``max_connections`` are refused at once. gnubg keeps its connection
+    open while its own player thinks, which may be a person, hence the long default timeout.
+    """
 
     daemon_threads = True
+    block_on_close = False  # closing (Ctrl-C) must not wait for clients, which may idle for idle_timeout
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], bot: Bot, on_reply: Callable[[str, str], None] | None = None):
+    def __init__(self, address: tuple[str, int], bot: Bot, on_reply: Callable[[str, str], None] | None = None, *,
+                 max_line: int = 64 * 1024, idle_timeout: float | None = 3600.0, max_connections: int = 16):
+        if max_line < 1 or max_connections < 1 or (idle_timeout is not None and idle_timeout <= 0):
+            raise GammonError(f"server limits must be positive; got max_line={max_line}, "
+                             f"idle_timeout={idle_timeout}, max_connections={max_connections}")
         self.bot = bot
         self.on_reply = on_reply
+        self.max_line = max_line
+        self.idle_timeout = idle_timeout
+        self.max_connections = max_connections
+        self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__(address, _Handler)
+
+    def process_request(self, request, client_address):
+        if not self._slots.acquire(blocking=False):
+            log.warning("refused %s:%s: already %d connections open", *client_address[:2], self.max_connections)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()  # the thread that would have released it never started
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request, client_address):
+        log.exception("connection from %s:%s failed", *client_address[:2])

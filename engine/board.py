@@ -162,6 +162,31 @@ def flip(boards: np.ndarray) -> np.ndarray:
     return out
 
 
+def _cell_name(index: int) -> str:
+    return "opponent bar" if index == OPP_BAR else "own bar" if index == MOVER_BAR else f"point {index}"
+
+
+def _out_of_range(b: np.ndarray, checkers: int) -> np.ndarray:
+    """Cells beyond +-checkers, tested in the array's own dtype, before a cast or ``abs`` can overflow.
+
+    int64's minimum is its own absolute value, and a huge float or uint64 wraps when cast to
+    int64: a range test after the cast would let such checkers vanish.
+    """
+    if np.issubdtype(b.dtype, np.unsignedinteger):
+        return b > checkers
+    return ~((b >= -checkers) & (b <= checkers))  # the negation also catches NaN
+
+
+def _check_range(b: np.ndarray, checkers: int) -> None:
+    bad = _out_of_range(b, checkers)
+    if np.any(bad):
+        cell = int(np.argmax(bad))
+        value = b[cell].item()  # a Python number: its abs cannot overflow
+        if value != value:
+            raise BoardError(f"{_cell_name(cell)} is NaN, not a number of checkers")
+        raise BoardError(f"{_cell_name(cell)} holds {abs(value)} checkers; a side has only {checkers}")
+
+
 def validate(board, checkers: int = MAX_CHECKERS) -> np.ndarray:
     """Check one board and return it as an int8 array; raise BoardError naming the fault."""
     try:
@@ -170,15 +195,14 @@ def validate(board, checkers: int = MAX_CHECKERS) -> np.ndarray:
         raise BoardError(f"board is not an array of integers: {exc}") from None
     if b.shape != (BOARD_SIZE,):
         raise BoardError(f"a board has {BOARD_SIZE} entries (opp bar, points 1..24, own bar); got shape {b.shape}")
-    if not np.issubdtype(b.dtype, np.integer):
-        if not (np.issubdtype(b.dtype, np.floating) and np.all(b == np.round(b))):
-            raise BoardError(f"board entries must be integers; got dtype {b.dtype}")
+    if not (np.issubdtype(b.dtype, np.integer) or np.issubdtype(b.dtype, np.floating)):
+        raise BoardError(f"board entries must be integers; got dtype {b.dtype}")
+    _check_range(b, checkers)
+    if np.issubdtype(b.dtype, np.floating) and not np.all(b == np.round(b)):
+        raise BoardError(f"board entries must be integers; got dtype {b.dtype}")
     b = b.astype(np.int64)
     if b[OPP_BAR] < 0 or b[MOVER_BAR] < 0:
         raise BoardError(f"bar counts must be >= 0; got opponent bar {b[OPP_BAR]}, own bar {b[MOVER_BAR]}")
-    if np.any(np.abs(b[1:25]) > checkers):
-        point = int(np.argmax(np.abs(b[1:25]))) + 1
-        raise BoardError(f"point {point} holds {abs(b[point])} checkers; a side has only {checkers}")
     for side, counts in (("mover", mover_counts(b)), ("opponent", opponent_counts(b))):
         total = int(counts.sum())
         if total > checkers:
@@ -191,9 +215,12 @@ def validate_batch(boards, checkers: int = MAX_CHECKERS) -> np.ndarray:
     b = np.asarray(boards)
     if b.ndim != 2 or b.shape[1] != BOARD_SIZE:
         raise BoardError(f"a batch of boards has shape (N, {BOARD_SIZE}); got {b.shape}")
+    if not (np.issubdtype(b.dtype, np.integer) or np.issubdtype(b.dtype, np.floating)):
+        raise BoardError(f"board entries must be integers; got dtype {b.dtype}")
     b64 = b.astype(np.int64)
     bad = (
-        (b64[:, OPP_BAR] < 0)
+        np.any(_out_of_range(b, checkers), axis=1)
+        | (b64[:, OPP_BAR] < 0)
         | (b64[:, MOVER_BAR] < 0)
         | (mover_counts(b64).sum(1) > checkers)
         | (opponent_counts(b64).sum(1) > checkers)

@@ -79,6 +79,17 @@ def format_move(board, steps) -> str:
 _TOKEN = re.compile(r"\s*(?:(bar|ba|b)|(off|of|o)|(\d+)|(/)|(\*)|\((\d+)\)|(,))", re.IGNORECASE | re.ASCII)
 
 
+def _small_number(digits: str) -> int:
+    """``digits`` as an int; MoveError when longer than any point or repeat count could be.
+
+    Checked before int(), which raises ValueError beyond 4,300 digits.
+    """
+    if len(digits.lstrip("0")) > 6:
+        shown = digits if len(digits) <= 12 else digits[:12] + "..."
+        raise MoveError(f"number {shown} is too large: points are 1..24 (bar, off) and a move repeats at most 4 times")
+    return int(digits)
+
+
 def parse_move(text: str) -> list[tuple[int, int]]:
     """Read a move into (from, to) segments, one per checker movement as written.
 
@@ -108,7 +119,7 @@ def parse_move(text: str) -> list[tuple[int, int]]:
                             "expected a point, 'bar', 'off', '/', '*' or '(n)'")
         bar, off, number, slash, _star, repeat, comma = m.groups()
         if bar or off or number:
-            point = 25 if bar else 0 if off else int(number)
+            point = 25 if bar else 0 if off else _small_number(number)
             if point > 25:
                 raise MoveError(f"point {point} does not exist (points are 1..24, bar, off)")
             if not expect_point:
@@ -120,7 +131,7 @@ def parse_move(text: str) -> list[tuple[int, int]]:
                 raise MoveError(f"'/' must stand between two points in {text!r}")
             expect_point = True
         elif repeat:
-            n = int(repeat)
+            n = _small_number(repeat)
             if len(chain) < 2 or expect_point:
                 raise MoveError(f"'({n})' must follow a complete move like 8/5 in {text!r}")
             if not 1 <= n <= 4:

@@ -1,15 +1,20 @@
 """GNU Backgammon's external-player protocol: board strings, replies, and real games against gnubg."""
 
+import contextlib
+import logging
 import re
+import socket
+import struct
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from app.external import Bot, ExternalPlayerServer, ProtocolError, parse_fibs_board
-from engine.board import starting_board
+from engine.board import BoardError, starting_board, validate
 from engine.notation import legal_plays
 from models.players import load_player
 
@@ -30,6 +35,27 @@ def with_fields(line: str, **changes: int) -> str:
 @pytest.fixture(scope="module")
 def bot():
     return Bot(load_player("default"))
+
+
+class Even:
+    """A stand-in evaluator that finds every position even: the bot answers at once, without torch."""
+
+    name, checkers = "even", 15
+
+    def probabilities(self, boards):
+        return np.tile([0.5, 0.1, 0.0, 0.1, 0.0], (len(boards), 1))
+
+    def score_afterstates(self, boards):
+        return np.zeros(len(boards))
+
+
+class Broken(Even):
+    """An evaluator that always fails, as a bug or an exhausted resource would."""
+
+    def probabilities(self, boards):
+        raise RuntimeError("evaluator failed\nsecond line")
+
+    score_afterstates = probabilities
 
 
 def test_the_board_string_is_our_layout_with_the_bot_as_mover():
@@ -88,3 +114,180 @@ def test_gnubg_plays_full_games_and_a_match_against_gammon_serve(tmp_path, bot):
     assert empty_recorded == empty_ours
     assert all(answer != "" or parse_fibs_board(line).dice[0] for line, answer in replies)  # no unanswerable boards
     assert re.search(r";[BW]\[(double|take|drop)\]", records), "the cube was never used"
+
+
+# ---------------------------------------------------------------------------------------
+# hardening (issue 10): bad boards, bad dice, server limits
+# ---------------------------------------------------------------------------------------
+
+INT64_MIN = -(2**63)
+
+
+def test_an_int64_minimum_cell_is_refused_not_read_as_an_empty_point():
+    # abs(int64 min) is int64 min: the old check passed it and the checkers vanished.
+    board = starting_board().astype(np.int64)
+    board[6] = INT64_MIN
+    with pytest.raises(BoardError, match="point 6 holds 9223372036854775808 checkers"):
+        validate(board)
+    for cell, value in [(0, np.float64("inf")), (13, 1e30), (24, np.nan)]:
+        bad = starting_board().astype(np.float64)
+        bad[cell] = value
+        with pytest.raises(BoardError):
+            validate(bad)
+    wrapped = starting_board().astype(np.int64).view(np.uint64).copy()  # -2 becomes 2**64 - 2
+    with pytest.raises(BoardError, match="holds 18446744073709551614 checkers"):
+        validate(wrapped)
+    with pytest.raises(ProtocolError, match="field 12 is -9223372036854775808, outside the 32-bit range"):
+        parse_fibs_board(with_fields(OPENING, f12=INT64_MIN))
+
+
+@pytest.mark.parametrize("value", [2**31, -(2**31) - 1, 2**63, INT64_MIN, "9" * 5000, "-" + "9" * 5000],
+                         ids=lambda value: str(value)[:12])
+def test_out_of_range_integers_in_any_field_are_a_protocol_error(value):
+    for field in ("f3", "f12", "f33", "f37", "f52"):
+        with pytest.raises(ProtocolError, match=f"field {field[1:]} is .*outside the 32-bit range"):
+            parse_fibs_board(with_fields(OPENING, **{field: value}))
+
+
+def test_the_int64_minimum_gets_the_safe_empty_reply_not_a_move_on_a_corrupted_board(caplog):
+    line = with_fields(OPENING, f12=INT64_MIN)
+    with caplog.at_level(logging.WARNING, "gammon.external"):
+        assert Bot(Even()).reply(line) == ""
+    assert len(caplog.records) == 1 and "outside the 32-bit range" in caplog.records[0].getMessage()
+
+
+@pytest.mark.parametrize("dice", [(7, 7), (0, 3), (3, 0), (-1, -1), (6, 7)])
+def test_bad_dice_are_refused_and_still_get_a_reply(dice, caplog):
+    line = with_fields(OPENING, f33=dice[0], f34=dice[1])
+    with pytest.raises(ProtocolError, match="dice"):
+        parse_fibs_board(line)
+    with caplog.at_level(logging.WARNING, "gammon.external"):
+        assert Bot(Even()).reply(line) == ""  # the old bot raised here, and the socket closed unanswered
+    assert len(caplog.records) == 1 and "dice" in caplog.records[0].getMessage()
+
+
+def test_a_failing_analysis_gets_a_legal_answer_of_the_kind_asked_and_one_log_line(caplog):
+    broken = Bot(Broken())
+    with caplog.at_level(logging.WARNING, "gammon.external"):
+        assert broken.reply(OPENING) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
+        assert broken.reply(with_fields(OPENING, f33=0, f34=0)) == "roll"
+        assert broken.reply(with_fields(OPENING, f32=-1, f33=0, f34=0, f40=1)) == "take"
+        assert Bot(Even()).reply(with_fields(OPENING, f37=3)) in {p.notation for p in legal_plays(starting_board(),
+                                                                                                  (6, 3))}
+    assert len(caplog.records) == 4 and all("\n" not in r.getMessage() and not r.exc_info for r in caplog.records)
+
+
+def test_a_parser_bug_still_gets_a_reply(monkeypatch, caplog):
+    def crash(line):
+        raise IndexError("parser bug")
+
+    monkeypatch.setattr("app.external.parse_fibs_board", crash)
+    with caplog.at_level(logging.WARNING, "gammon.external"):
+        assert Bot(Even()).reply(OPENING) == ""
+    assert len(caplog.records) == 1 and "IndexError: parser bug" in caplog.records[0].getMessage()
+
+
+@contextlib.contextmanager
+def serving(**limits):
+    """An ExternalPlayerServer on a free loopback port around a quick bot; yields it."""
+    server = ExternalPlayerServer(("127.0.0.1", 0), Bot(Even()), **limits)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def connect(server, timeout: float = 5.0) -> socket.socket:
+    return socket.create_connection(server.server_address[:2], timeout=timeout)
+
+
+def ask(conn: socket.socket, line: str) -> str:
+    """Send one board line as gnubg does (newline, then NUL) and read the one reply line."""
+    conn.sendall(line.encode("ascii") + b"\n\0")
+    reply = b""
+    while not reply.endswith(b"\n"):
+        chunk = conn.recv(4096)
+        if not chunk:
+            raise ConnectionError(f"closed after {reply!r}")
+        reply += chunk
+    return reply.decode("ascii").strip()
+
+
+def closed_by_server(conn: socket.socket) -> bool:
+    """Whether the server has closed ``conn`` (within the socket's timeout)."""
+    try:
+        return conn.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def wait_for_log(caplog, text: str, seconds: float = 5.0) -> list[logging.LogRecord]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = [r for r in caplog.records if text in r.getMessage()]
+        if found:
+            return found
+        time.sleep(0.02)
+    raise AssertionError(f"no log line with {text!r}; got {[r.getMessage() for r in caplog.records]}")
+
+
+def test_the_server_answers_bad_dice_and_keeps_the_connection(caplog):
+    with serving() as server, connect(server) as conn:
+        assert ask(conn, with_fields(OPENING, f33=7, f34=7)) == ""
+        assert ask(conn, OPENING) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
+
+
+def test_a_line_over_the_limit_is_dropped_and_the_next_line_answered(caplog):
+    with caplog.at_level(logging.WARNING, "gammon.external"), serving(max_line=1024) as server, \
+            connect(server) as conn:
+        conn.sendall(b"x" * 1_000_000 + b"\n")  # read and dropped in 1 KiB chunks, never held whole
+        assert ask(conn, OPENING) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
+        [record] = wait_for_log(caplog, "limit 1024")
+        assert "1000001 bytes" in record.getMessage()
+        long_board = OPENING.replace("board:gnubg:", "board:" + "g" * 2000 + ":")  # over the limit, too
+        assert ask(conn, long_board + "\n" + OPENING) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
+
+
+def test_an_idle_client_is_dropped_after_the_timeout(caplog):
+    with caplog.at_level(logging.WARNING, "gammon.external"), serving(idle_timeout=0.2) as server, \
+            connect(server) as conn:
+        assert ask(conn, OPENING)
+        start = time.monotonic()
+        assert closed_by_server(conn)
+        assert time.monotonic() - start < 3
+        wait_for_log(caplog, "idle for 0.2 s: connection dropped")
+
+
+def test_connections_over_the_cap_are_closed_at_once_and_slots_come_back(caplog):
+    with caplog.at_level(logging.WARNING, "gammon.external"), serving(max_connections=2) as server:
+        first, second = connect(server), connect(server)
+        assert ask(first, OPENING) and ask(second, OPENING)  # both are being served
+        with connect(server) as third:
+            assert closed_by_server(third)
+        wait_for_log(caplog, "already 2 connections open")
+        first.close()
+        deadline = time.monotonic() + 5
+        while True:  # the first handler notices the close, then its slot is free
+            with connect(server) as fourth:
+                try:
+                    if ask(fourth, OPENING):
+                        break
+                except ConnectionError:
+                    assert time.monotonic() < deadline, "the slot of a closed connection never came back"
+                    time.sleep(0.05)
+        second.close()
+
+
+def test_a_client_reset_is_one_log_line_without_a_traceback(caplog, capsys):
+    with caplog.at_level(logging.INFO, "gammon.external"), serving() as server:
+        conn = connect(server)
+        assert ask(conn, OPENING)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a RST
+        conn.close()
+        [record] = wait_for_log(caplog, "closed the connection abruptly")
+        assert "ConnectionResetError" in record.getMessage() and not record.exc_info
+    assert "Traceback" not in capsys.readouterr().err
+    assert not any(r.exc_info for r in caplog.records)
