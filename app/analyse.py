@@ -6,9 +6,7 @@ Models load when a command runs (``models`` imports torch), so ``gammon --help``
 from __future__ import annotations
 
 import json
-import os
 import sys
-from pathlib import Path
 
 from tqdm import tqdm
 
@@ -23,6 +21,7 @@ from engine.rollout import cubeful_rollout, rollout
 from engine.svg import write_board_svg
 
 from .arguments import at_least, dice_for, model_option, need_position, parse_dice
+from .batch import run_batch
 
 
 def cmd_show(args) -> int:
@@ -83,64 +82,43 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def _batch_position(item: dict):
-    """(board, state, dice) of a batch line: ``gnubgid``, or ``position_id`` (+ ``dice``)."""
-    if "gnubgid" in item:
-        board, state = parse_position(item["gnubgid"])
-    elif "position_id" in item:
-        board, state = parse_position(item["position_id"])
-    else:
-        raise BoardError("a batch line needs 'gnubgid' or 'position_id'")
-    dice = item.get("dice") or (state.dice if state is not None and state.dice[0] else None)
-    return board, state, dice
+def batch_hint(net, plies: int):
+    """The answer to one ``hint --batch`` line: the best move, its Position ID and equity."""
+
+    def analyse(board, state, dice) -> dict:
+        if dice is None:
+            raise BoardError("no dice: give 'dice' or a gnubgid whose Match ID has dice")
+        best = hint_rows(net, board, state, dice, plies)[0]
+        return {"move": best["move"], "result_id": best["result_id"], "equity": best["equity"]}
+
+    return analyse
 
 
-def run_batch(args, analyse) -> int:
-    """Analyse every line of ``args.batch`` into ``args.out`` (JSON Lines, written atomically).
-
-    A line that cannot be analysed gets an ``error`` field instead; the exit code is 1
-    when any line failed.
-    """
+CUBE_FIELDS = ("action", "response", "no_double", "double_take", "double_pass")
 
 
+def batch_cube(net, plies: int):
+    """The answer to one ``cube --batch`` line: the action, the answer and the three equities
+    (null where the player cannot double), and a ``reason`` when doubling is closed or useless."""
+
+    def analyse(board, state, dice) -> dict:
+        result = cube_result(net, board, state, plies)
+        return {key: result[key] for key in (*CUBE_FIELDS, "reason") if key in result}
+
+    return analyse
+
+
+def _run_batch(args, answer) -> int:
     from models.players import load_analyst
 
-    if not args.out:
-        raise BoardError("--batch needs --out FILE")
-    net = load_analyst(args.model)
-    lines = Path(args.batch).read_text().splitlines()
-    failures = 0
-    out = Path(args.out)
-    tmp = out.with_name(out.name + ".tmp")
-    with open(tmp, "w") as f:
-        for number, line in enumerate(tqdm(lines, unit="position", disable=not sys.stderr.isatty()), 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-                record = {"id": item.get("id"), **analyse(net, *_batch_position(item))}
-            except (ValueError, TypeError, AttributeError) as exc:
-                failures += 1
-                record = {"id": item.get("id") if isinstance(item, dict) else None, "line": number, "error": str(exc)}
-            f.write(json.dumps(record) + "\n")
-    os.replace(tmp, out)
-    if failures:
-        print(f"gammon {args.command}: {failures} of {len(lines)} line(s) failed; see their 'error' fields in {out}",
-              file=sys.stderr)
-    return 1 if failures else 0
+    return run_batch(args.command, args.batch, args.out, lambda: answer(load_analyst(args.model), args.ply))
 
 
 def cmd_hint(args) -> int:
     from models.players import load_analyst
 
     if args.batch:
-        def analyse(net, board, state, dice):
-            if dice is None:
-                raise BoardError("no dice: give 'dice' or a gnubgid whose Match ID has dice")
-            best = hint_rows(net, board, state, dice, args.ply)[0]
-            return {"move": best["move"], "result_id": best["result_id"], "equity": best["equity"]}
-
-        return run_batch(args, analyse)
+        return _run_batch(args, batch_hint)
     board, state = parse_position(need_position(args))
     dice = dice_for(args, state)
     rows = hint_rows(load_analyst(args.model), board, state, dice, args.ply)
@@ -160,11 +138,7 @@ def cmd_cube(args) -> int:
     from models.players import load_analyst
 
     if args.batch:
-        def analyse(net, board, state, dice):
-            result = cube_result(net, board, state, args.ply)
-            return {key: result[key] for key in ("action", "response", "no_double", "double_take", "double_pass")}
-
-        return run_batch(args, analyse)
+        return _run_batch(args, batch_cube)
     board, state = parse_position(need_position(args))
     result = {"position": args.position, **cube_result(load_analyst(args.model), board, state, args.ply)}
     if args.json:
@@ -173,6 +147,9 @@ def cmd_cube(args) -> int:
     print(render(board))
     print(PROB_HEADER)
     print(_prob_row(f"{args.ply}-ply", result["probs"], result["cubeless"]))
+    if result["double_take"] is None:  # no decision to make: say why, and what the position is worth as it is
+        print(f"\nNo cube decision: {result['reason']}; cubeful equity {result['no_double']:+.3f}")
+        return 0
     print("\nCubeful equities:")
     options = [("No double", result["no_double"]), ("Double, take", result["double_take"]),
                ("Double, pass", result["double_pass"])]
@@ -180,6 +157,8 @@ def cmd_cube(args) -> int:
     for i, (name, equity) in enumerate(options, 1):
         print(f"{i}. {name:<14} {equity:+.3f}  ({equity - best:+.3f})")
     print(f"Proper cube action: {result['verdict']}   (take point {result['take_point']:.1%})")
+    if "reason" in result:
+        print(f"({result['reason']})")
     return 0
 
 

@@ -8,17 +8,33 @@ import re
 from engine.board import BoardError
 
 
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
 def at_least(low: int, multiple: int = 1):
     """An argparse type: an integer >= ``low`` (and a multiple of ``multiple``), else one line saying so."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        value = _whole_number(text)
         if value < low or value % multiple:
             rule = f"at least {low}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
             raise argparse.ArgumentTypeError(f"must be {rule}; got {value}")
+        return value
+
+    return parse
+
+
+def between(low: int, high: int):
+    """An argparse type: an integer from ``low`` to ``high``, else one line saying so."""
+
+    def parse(text: str) -> int:
+        value = _whole_number(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low}..{high}; got {value}")
         return value
 
     return parse

@@ -5,6 +5,7 @@ Models load when a command runs (``models`` imports torch), so ``gammon --help``
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import sys
@@ -14,10 +15,11 @@ from tqdm import tqdm
 
 from engine.board import VARIANTS, flip, render, variant_checkers
 from engine.cubeful import EvaluatorPlayer, duplicate_series
+from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import Rules, duplicate_duel, play_games
 
-from .arguments import at_least, model_option
+from .arguments import at_least, between, model_option
 from .external import Bot, ExternalPlayerServer
 from .terminal import TerminalGame
 
@@ -53,6 +55,8 @@ def cmd_demo(args) -> int:
 def cmd_play(args) -> int:
     from models.players import load_analyst
 
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a typo to refuse, not a crash
 
     def read() -> str:
         line = sys.stdin.readline()
@@ -100,20 +104,40 @@ def cmd_match(args) -> int:
     return 0
 
 
+def _listening(address: tuple[str, int], bot: Bot) -> ExternalPlayerServer:
+    """The server bound to ``address``; an address that cannot be used is the user's fault, in one line."""
+    try:
+        return ExternalPlayerServer(address, bot)
+    except (OSError, OverflowError) as exc:  # a bad host name, a port in use or out of range
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise GammonError(f"cannot listen on {address[0]}:{address[1]}: {reason}") from None
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # getsockname gives an IP literal; a name would be a surprise, judged by its spelling
+        return host == "localhost"
+
+
 def cmd_serve(args) -> int:
     from models.players import load_analyst
 
-
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(message)s")
     bot = Bot(load_analyst(args.model), plies=args.ply)
-    with ExternalPlayerServer((args.host, args.port), bot) as server:
+    with _listening((args.host, args.port), bot) as server:
         host, port = server.server_address[:2]
+        if not _is_loopback(host):
+            # gnubg's external-player protocol has no authentication: anyone who can reach the port gets the bot.
+            print(f"gammon serve: WARNING: listening on {host}, not loopback; the protocol has no authentication, "
+                  f"anyone who can reach port {port} can use this server", file=sys.stderr, flush=True)
         print(f"gammon external player on {host}:{port}; in gnubg: set player 1 external {host}:{port}", flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
             pass
     return 0
+
 
 def register(sub) -> None:
     """Add the playing sub-commands to the ``gammon`` parser's ``sub``."""
@@ -129,7 +153,8 @@ def register(sub) -> None:
 
     serve = sub.add_parser("serve", help="play for GNU Backgammon as its external player (gnubg connects to us)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
-    serve.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 picks a free one)")
+    serve.add_argument("--port", type=between(0, 65535), default=8765,
+                       help="TCP port (default 8765; 0 picks a free one)")
     model_option(serve)
     serve.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth (default 0)")
     serve.add_argument("--verbose", action="store_true", help="log connections and bad board strings")

@@ -28,7 +28,13 @@ from engine.notation import MoveError, find_play, format_move, legal_plays
 from engine.probability import cubeless_equity
 
 RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
+MAX_MOVE_CHARS = 200  # the longest move in notation, "bar/22* 22/16* 16/10* 10/4*", is 27 characters
 YOU, BOT = 0, 1
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters, so that an echo of garbage stays one short line."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class Quit(Exception):
@@ -59,6 +65,9 @@ class TerminalGame:
         self.crawford = False  # this game is the Crawford game
         self.record: list[str] = []
         self.record_path = record_path
+        if record_path and not Path(record_path).resolve().parent.is_dir():
+            # Say so now, not after a whole session has been played.
+            raise GammonError(f"--record {record_path}: the folder {Path(record_path).parent} does not exist")
         self.cube, self.owner = 1, -1
 
     # -- input and output ------------------------------------------------------------------
@@ -84,8 +93,21 @@ class TerminalGame:
                  else f"match to {self.length}, score you {self.score[0]} - bot {self.score[1]}")
         self.write(f"cube {self.cube} ({holder}); {score}")
 
+    def write_record(self, path) -> None:
+        """Write the game record to ``path``; a path that cannot be written is a GammonError naming it."""
+        try:
+            Path(path).write_text("\n".join(self.record) + "\n")
+        except (OSError, ValueError) as exc:  # no such folder, no permission, a NUL in the name, a full disk
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise GammonError(f"cannot save the game record to {path}: {reason}") from None
+
     def save(self, path) -> None:
-        Path(path).write_text("\n".join(self.record) + "\n")
+        """The ``save FILE`` command: a path that cannot be written is refused in one line; the session goes on."""
+        try:
+            self.write_record(path)
+        except GammonError as exc:
+            self.write(str(exc))
+            return
         self.write(f"game record saved to {path}")
 
     # -- a session -------------------------------------------------------------------------
@@ -101,7 +123,8 @@ class TerminalGame:
         except Quit:
             self.log("Session ended.")
         if self.record_path:
-            self.save(self.record_path)
+            self.write_record(self.record_path)  # unusable after all: one line and exit code 2, from the CLI
+            self.write(f"game record saved to {self.record_path}")
         return 0
 
     def play_game(self) -> None:
@@ -158,20 +181,26 @@ class TerminalGame:
                     self.write("answer take or pass (or hint)")
         while True:
             self.show(board)
-            command = self.ask("roll> ").lower()
-            if command in ("", "roll", "r"):
+            if self.before_roll(self.ask("roll> "), board):
                 return
-            if command in ("double", "d"):
-                taken = self.bot.answers(board[None], [self.cube_for(YOU)])[0] != PASS
-                self.log(f"You double to {self.cube * 2}. The bot {'takes' if taken else 'passes'}.")
-                if not taken:
-                    raise GameOver(YOU, self.cube)
-                self.cube, self.owner = self.cube * 2, BOT
-                return
-            if command == "hint":
-                self.write(self.cube_advice(board, YOU))
-            elif not self.common(command, board):
-                self.write(f"unknown command {command!r}: roll, double, hint, pip, resign, save FILE, quit")
+
+    def before_roll(self, command: str, board: np.ndarray) -> bool:
+        """One answer to the ``roll>`` prompt; True when the turn moves on to the roll."""
+        lowered = command.lower()
+        if lowered in ("", "roll", "r"):
+            return True
+        if lowered in ("double", "d"):
+            taken = self.bot.answers(board[None], [self.cube_for(YOU)])[0] != PASS
+            self.log(f"You double to {self.cube * 2}. The bot {'takes' if taken else 'passes'}.")
+            if not taken:
+                raise GameOver(YOU, self.cube)
+            self.cube, self.owner = self.cube * 2, BOT
+            return True
+        if lowered == "hint":
+            self.write(self.cube_advice(board, YOU))
+        elif not self.common(command, board):
+            self.write(f"unknown command {_shortened(command)!r}: roll, double, hint, pip, resign, save FILE, quit")
+        return False
 
     def cube_advice(self, board: np.ndarray, doubler: int) -> str:
         """The bot's cube analysis for ``doubler``, on roll in ``board`` (money model, or the MET in a match)."""
@@ -195,37 +224,47 @@ class TerminalGame:
             return plays[0].board
         self.write(f"You roll {dice[0]}-{dice[1]}.")
         while True:
-            command = self.ask("move> ")
-            lowered = command.lower()
-            if lowered == "hint":
-                ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(YOU).for_money())
-                for i, m in enumerate(ranked[:5], 1):
-                    self.write(f"  {i}. {format_move(board, m.steps):<24} equity {m.cubeful:+.3f}")
-            elif lowered == "board":
-                self.show(board)
-            elif not self.common(lowered, board):
-                try:
-                    play = find_play(board, dice, command)
-                except MoveError as exc:
-                    self.write(f"illegal: {exc}")
-                    continue
-                self.log(f"You roll {dice[0]}-{dice[1]} and play {play.notation}.")
-                return play.board
+            after = self.move_command(self.ask("move> "), board, dice)
+            if after is not None:
+                return after
+
+    def move_command(self, command: str, board: np.ndarray, dice) -> np.ndarray | None:
+        """One answer to the ``move> `` prompt: the afterstate of a legal move, else None (refused or a command)."""
+        lowered = command.lower()
+        if lowered == "hint":
+            ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(YOU).for_money())
+            for i, m in enumerate(ranked[:5], 1):
+                self.write(f"  {i}. {format_move(board, m.steps):<24} equity {m.cubeful:+.3f}")
+        elif lowered == "board":
+            self.show(board)
+        elif not self.common(command, board):
+            if len(command) > MAX_MOVE_CHARS:  # no move is this long; don't hand the parser a novel
+                self.write(f"illegal: a move is at most {MAX_MOVE_CHARS} characters; got {len(command)}")
+                return None
+            try:
+                play = find_play(board, dice, command)
+            except (MoveError, ValueError) as exc:  # ValueError too: any refusal of the text, never an ended session
+                self.write(f"illegal: {exc}")
+                return None
+            self.log(f"You roll {dice[0]}-{dice[1]} and play {play.notation}.")
+            return play.board
+        return None
 
     def common(self, command: str, board: np.ndarray) -> bool:
         """pip, save FILE, resign [kind], quit; True when the command was one of them."""
         words = command.split()
         if not words:
             return False
-        if words[0] == "pip":
+        verb = words[0].lower()  # the command word is case-insensitive; a file name keeps its case
+        if verb == "pip":
             you, bot = pip_counts(board)
             self.write(f"pips: you {you}, bot {bot}")
-        elif words[0] == "save" and len(words) == 2:
+        elif verb == "save" and len(words) == 2:
             self.save(words[1])
-        elif words[0] == "quit":
+        elif verb == "quit":
             raise Quit
-        elif words[0] == "resign":
-            kind = words[1] if len(words) > 1 else "single"
+        elif verb == "resign":
+            kind = words[1].lower() if len(words) > 1 else "single"
             if kind not in RESIGN_POINTS:
                 self.write("resign single, gammon or backgammon")
                 return True

@@ -94,7 +94,7 @@ def test_batch_hint_and_cube_write_one_line_per_position(tmp_path, capsys):
     assert main(["cube", "--batch", str(batch), "--out", str(tmp_path / "cube.jsonl"), "--ply", "0"]) == 1
     cube = json.loads((tmp_path / "cube.jsonl").read_text().splitlines()[0])
     assert cube["action"] == "no_double" and cube["response"] == "take" and cube["double_pass"] == 1.0
-    assert "1 of 3 line(s) failed" in capsys.readouterr().err
+    assert "2 line(s) answered, 1 failed" in capsys.readouterr().err
 
 
 def test_match_play_cube_uses_the_match_equity_table(capsys):
@@ -143,7 +143,12 @@ def test_bad_training_options_and_unusable_paths_get_one_line(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, fragment", [
     (["hint", "4HPwATDgc/ABMA", "--dice", "31", "--top", "0"], "--top: must be at least 1"),
+    (["hint", "4HPwATDgc/ABMA", "--dice", "31", "--top", "-1"], "--top: must be at least 1"),
     (["rollout", "4HPwATDgc/ABMA", "--truncate", "0"], "--truncate: must be at least 1"),
+    (["rollout", "4HPwATDgc/ABMA", "--truncate", "-1"], "--truncate: must be at least 1"),
+    (["serve", "--port", "70000"], "--port: must be 0..65535; got 70000"),
+    (["serve", "--port", "-1"], "--port: must be 0..65535; got -1"),
+    (["serve", "--port", "http"], "--port: 'http' is not a whole number"),
     (["rollout", "4HPwATDgc/ABMA", "--games", "37"], "--games: must be at least 36 and a multiple of 36"),
     (["match", "pubeval", "random", "--automatic-doubles", "-1"], "--automatic-doubles: must be at least 0"),
 ])
@@ -161,3 +166,23 @@ def test_dice_are_two_digits_one_to_six(capsys):
         with pytest.raises(SystemExit) as stop:
             main(["moves", "4HPwATDgc/ABMA", "--dice", text])
         assert stop.value.code == 2 and "dice are two digits" in capsys.readouterr().err
+
+
+def test_serve_on_an_unusable_host_gives_one_line(capsys):
+    assert main(["serve", "--host", "999.1.1.1", "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gammon serve: error: cannot listen on 999.1.1.1:0") and len(err.splitlines()) == 1
+
+
+def _stop_at_once(self):
+    raise KeyboardInterrupt  # as Ctrl-C would, right after start-up
+
+
+@pytest.mark.parametrize("host, warned", [("0.0.0.0", True), ("127.0.0.1", False), ("localhost", False)])
+def test_serve_warns_loudly_off_loopback(capsys, monkeypatch, host, warned):
+    from app.play import ExternalPlayerServer
+
+    monkeypatch.setattr(ExternalPlayerServer, "serve_forever", _stop_at_once)
+    assert main(["serve", "--host", host, "--port", "0"]) == 0
+    err = capsys.readouterr().err
+    assert ("WARNING" in err and "no authentication" in err) == warned

@@ -5,6 +5,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.terminal import GameOver, Quit, TerminalGame
+from engine.board import starting_board
+
 PROMPTS = ("roll> ", "move> ", "take or pass> ")
 
 
@@ -30,8 +37,11 @@ class Driver:
                     self.transcript += buffer
                     return prompt
 
-    def send(self, line: str) -> None:
-        self.proc.stdin.write(line + "\n")
+    def send(self, line: str | bytes) -> None:
+        if isinstance(line, bytes):  # what a terminal in another encoding might send
+            self.proc.stdin.buffer.write(line + b"\n")
+        else:
+            self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
 
 
@@ -80,3 +90,75 @@ def test_a_bot_without_probabilities_is_refused_clearly():
     output = driver.proc.stdout.read()
     assert driver.proc.wait(timeout=30) == 2
     assert "needs probability estimates" in output and "Traceback" not in output
+
+
+def test_bad_input_and_unusable_paths_never_end_the_session(tmp_path):
+    """Seed 0: you win the opening roll (6-4), so the first prompt asks for a move."""
+    record, unusable = tmp_path / "game.txt", tmp_path / "no-such-dir" / "x.txt"
+    driver = Driver("--seed", "0", "--record", str(record))
+    for line in ["8" * 5000, b"\xff\xfe 24/18", "bar/" + "9" * 5000, f"save {unusable}", f"save {tmp_path}/MyGame.TXT",
+                 "Board"]:
+        assert driver.wait() == "move> ", driver.transcript[-500:]
+        driver.send(line)
+    assert driver.wait() == "move> "
+    driver.send("QUIT")
+    assert driver.wait() is None and driver.proc.wait(timeout=30) == 0
+    out = driver.transcript
+    assert "Traceback" not in out and "illegal: a move is at most 200 characters; got 5000" in out
+    assert "illegal: cannot read" in out  # the undecodable bytes, refused like any typo
+    assert f"cannot save the game record to {unusable}: No such file or directory" in out
+    assert (tmp_path / "MyGame.TXT").read_text().startswith("New game.")  # the path keeps its case
+    assert not (tmp_path / "mygame.txt").exists()
+    assert "Session ended." in record.read_text()
+
+
+def test_a_record_path_that_cannot_be_written_is_reported_in_one_line(tmp_path):
+    driver = Driver("--seed", "0", "--record", str(tmp_path))  # a folder: only writing it at the end finds out
+    assert driver.wait() == "move> "
+    driver.send("quit")
+    assert driver.wait() is None and driver.proc.wait(timeout=30) == 2
+    assert f"gammon play: error: cannot save the game record to {tmp_path}: Is a directory" in driver.transcript
+    assert "Traceback" not in driver.transcript
+
+
+def test_a_record_path_in_a_missing_folder_is_refused_before_playing(tmp_path):
+    driver = Driver("--record", str(tmp_path / "no-such-dir" / "game.txt"))
+    driver.proc.stdin.close()  # nothing to type: the refusal comes before the first prompt
+    output = driver.proc.stdout.read()
+    assert driver.proc.wait(timeout=30) == 2
+    assert "the folder" in output and "does not exist" in output and len(output.strip().splitlines()) == 1
+
+
+_GAME = {}
+
+
+def _game() -> TerminalGame:
+    if "game" not in _GAME:
+        from models.players import load_analyst
+
+        _GAME["game"] = TerminalGame(load_analyst("default"), seed=0, read=lambda: "quit", write=lambda *a, **k: None)
+    return _GAME["game"]
+
+
+_PROMPT_LINES = st.text(max_size=300) | st.sampled_from(
+    ["hint", "pip", "board", "resign", "resign GAMMON", "resign twice", "roll", "double", "save", "save a b",
+     "24/18 13/9", "8/2 6/2", "bar/20", "6/off", "8/5(2)", "8/5(99999999999999999999)", "8" * 5000 + "/5",
+     "\u0668/\u0665 \u0666/\u0665", "\x00", "save \x00"]) | st.builds(
+    lambda a, b: f"{a}/{b}", st.integers(-10**30, 10**30), st.integers(-5, 30))
+
+
+@pytest.mark.parametrize("prompt", ["move", "roll"])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=_PROMPT_LINES)
+def test_fuzz_the_play_prompt_answers_or_refuses(prompt, line, tmp_path_factory, monkeypatch):
+    monkeypatch.chdir(tmp_path_factory.getbasetemp())  # where a fuzzed 'save FILE' may write
+    game = _game()
+    game.cube, game.owner, game.score = 1, -1, [0, 0]
+    try:
+        if prompt == "move":
+            after = game.move_command(line, starting_board(), (6, 4))
+            assert after is None or after.shape == (26,)
+        else:
+            assert game.before_roll(line, starting_board()) in (True, False)
+    except (Quit, GameOver):  # 'quit', an accepted resignation, a passed double: the game's own ways to end
+        pass
