@@ -139,21 +139,19 @@ def gnubg_round(gnubg_nn, rng: random.Random, seconds: float) -> tuple[int, floa
 
 
 def warm_up(trainer, min_plies: int, min_games: int) -> tuple[int, int, float]:
-    """Plies until both minimums are reached: (plies, games finished, seconds)."""
-    plies, games, t0 = 0, 0, time.perf_counter()
-    while plies < min_plies or games < min_games:
-        games += trainer.ply()[0]
-        plies += 1
-    return plies, games, time.perf_counter() - t0
+    """Self-play until both minimums are reached: (plies, games finished, seconds)."""
+    plies, games, t0 = trainer.plies, 0, time.perf_counter()
+    while trainer.plies - plies < min_plies or games < min_games:
+        games += trainer.self_play(max(min_games - games, 1))
+    return trainer.plies - plies, games, time.perf_counter() - t0
 
 
 def trainer_round(trainer, seconds: float) -> tuple[int, int, float]:
-    """Training plies for about ``seconds``: (games finished, plies, seconds taken)."""
-    games, plies, t0 = 0, 0, time.perf_counter()
+    """Self-play for about ``seconds`` in steps of a few games: (games finished, plies, seconds taken)."""
+    games, plies, t0 = 0, trainer.plies, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        games += trainer.ply()[0]
-        plies += 1
-    return games, plies, time.perf_counter() - t0
+        games += trainer.self_play(16)
+    return games, trainer.plies - plies, time.perf_counter() - t0
 
 
 # --------------------------------------------------------------------------- the run

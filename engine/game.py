@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import checkers_off, flip, mover_counts, starting_board, validate, variant_checkers
+from .board import checkers_off, flip, mover_counts, starting_board, validate, validate_batch, variant_checkers
 from .cube import BEAVER, PASS, TAKE, Cube
 from .errors import GammonError
 from .met import MAX_AWAY
@@ -129,6 +129,7 @@ class GameResults:
     records: list[GameRecord] | None = None
     boards: np.ndarray | None = None  # (n, 26) last positions, seen from the player on roll
     on_roll: np.ndarray | None = None  # (n,) who is on roll in ``boards``
+    first_move: np.ndarray | None = None  # (n,) the next move in ``boards`` is a game's first (opening roll)
 
     @property
     def winner(self) -> np.ndarray:
@@ -139,13 +140,16 @@ def play_games(policies: tuple[Policy, Policy], n_games: int, seed: int | None =
                record: bool = False, max_turns: int = 10_000, start: np.ndarray | None = None,
                first_dice: np.ndarray | None = None, stop_after: int | None = None) -> GameResults:
     """Cubeless money games between two move policies: :func:`play` with players who never double."""
-    return play((Cubeless(policies[0]), Cubeless(policies[1])), n_games, seed, Rules(variant=variant), start=start,
+    first = Cubeless(policies[0])
+    second = first if policies[1] is policies[0] else Cubeless(policies[1])  # self-play: one batch a pass
+    return play((first, second), n_games, seed, Rules(variant=variant), start=start,
                 first_dice=first_dice, record=record, stop_after=stop_after, max_turns=max_turns)
 
 
 def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: np.ndarray | None = None,
-         start_cube: Cube = Cube(), first_dice: np.ndarray | None = None, record: bool = False,
-         stop_after: int | None = None, max_turns: int = 100_000) -> GameResults:
+         start_cube: Cube = Cube(), first_dice: np.ndarray | None = None, opening: np.ndarray | None = None,
+         record: bool = False, stop_after: int | None = None, until_games: int | None = None,
+         progress: Callable[[int], None] | None = None, max_turns: int = 100_000) -> GameResults:
     """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``.
 
     The one game loop: games, rollouts and matches all come here. A player has a move
@@ -157,19 +161,29 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
     see the same dice. From the starting position the opening roll decides who starts
     (docs/rules.md): the higher die moves first with both dice; player 0 holds die 0.
 
-    ``start`` plays money games from that board instead, player 0 on roll before rolling
-    (so it may double first) with the cube ``start_cube`` as player 0 sees it, and
-    ``first_dice`` (n, 2) as its roll when given. ``record`` keeps each money game turn by
-    turn. ``stop_after`` ends each game after that many turns: unfinished games score 0
-    and their positions are in ``GameResults.boards`` (seen from ``GameResults.on_roll``).
+    ``start`` plays money games from that board (or one board per slot, (n, 26)) instead,
+    player 0 on roll before rolling (so it may double first) with the cube ``start_cube``
+    as player 0 sees it, and ``first_dice`` (n, 2) as its roll when given; ``opening``
+    (n,) marks the slots whose next move is a game's first (an opening roll, no cube).
+    ``record`` keeps each money game turn by turn. ``stop_after`` ends each game after
+    that many turns. ``until_games`` keeps every slot busy: a finished money game starts
+    again in its slot until that many games have finished, and the others stop where they
+    are. Unfinished games score 0; their positions are in ``GameResults.boards`` (seen
+    from ``GameResults.on_roll``) with ``GameResults.first_move``. ``progress(k)`` hears of
+    every k games finished.
+
+    Self-play (the same cubeless player on both sides) moves every game in one batch per
+    pass. A player with a ``learn(before, after)`` method sees each move it made: the
+    boards it moved from and the afterstates it chose (the TD trainer learns there).
     """
     rng = np.random.default_rng(seed)
     checkers = variant_checkers(rules.variant)
     start_board = starting_board(rules.variant)
     length = rules.match_length
     money = length == 0
-    if (start is not None or record) and not money:
-        raise GammonError("games from a given position, and recorded games, are money games")
+    if (start is not None or record or until_games) and not money:
+        raise GammonError("games from a given position, recorded games and endless slots are money games")
+    together = players[0] is players[1] and not hasattr(players[0], "doubles")  # self-play: one batch
 
     boards = np.repeat(start_board[None], n, axis=0)
     scores = np.zeros((n, 2), dtype=np.int64)
@@ -186,13 +200,15 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
     preset = np.ones(n, dtype=bool)  # ``dice`` already holds this turn's roll (an opening, or first_dice)
     player = (dice[:, 1] > dice[:, 0]).astype(np.int64)  # player 0 holds die 0
     if start is not None:
-        boards[:] = validate(start, checkers)
+        boards[:] = validate(start, checkers) if np.ndim(start) == 1 else validate_batch(start, checkers)
         cube[:], owner[:] = start_cube.value, start_cube.owner_index(0)
         player[:], first_move[:], turned[:] = 0, False, owner >= 0
         if first_dice is None:
             preset[:] = False
         else:
             dice = np.asarray(first_dice).copy()
+        if opening is not None:  # these slots start a game: the opening roll, nobody may double first
+            first_move[:] = preset[:] = opening
     records = [GameRecord(rules.variant, (int(a), int(b))) for a, b in dice] if record else None
     counts = {"turns": 0, "passes": 0}
     openings = dice  # next games' opening rolls in a match, drawn for every slot each pass
@@ -201,9 +217,17 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
         """Score finished games; start the next game of unfinished matches."""
         signed = np.where(winner == 0, won, -won)
         games[slots] += 1
+        if progress:
+            progress(len(slots))
         if money:
-            points[slots] = signed
-            active[slots] = False
+            points[slots] += signed
+            if until_games is None:
+                active[slots] = False
+            else:  # the slot plays on: a new game
+                boards[slots] = start_board
+                cube[slots], owner[slots], turned[slots], first_move[slots] = 1, -1, False, True
+                dice[slots], preset[slots] = openings[slots], True
+                player[slots] = (openings[slots, 1] > openings[slots, 0]).astype(np.int64)
             return
         scores[slots, winner] += won
         over = scores[slots].max(axis=1) >= length
@@ -221,13 +245,14 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
         player[going] = (openings[going, 1] > openings[going, 0]).astype(np.int64)
 
     for _ in range(max_turns):
-        if not active.any():
+        if not active.any() or (until_games is not None and games.sum() >= until_games):
             break
-        for side in (0, 1):
+        for sides in ((0, 1),) if together else ((0,), (1,)):
+            side = sides[0]
             fresh = rng.integers(1, 7, size=(n, 2))
-            if not money:
+            if not money or until_games is not None:
                 openings, _ = opening_rolls(rng, n)
-            mine = np.flatnonzero(active & (player == side))
+            mine = np.flatnonzero(active & np.isin(player, sides))
             if len(mine) and hasattr(players[side], "doubles"):
                 # Cube: before rolling, with access, not on a game's first move, not in the Crawford game.
                 access = ~first_move[mine] & ((owner[mine] == -1) | (owner[mine] == side)) & ~crawford[mine]
@@ -246,35 +271,40 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
                         mine = mine[active[mine] & (player[mine] == side)]
             if len(mine) == 0:
                 continue
+            movers = player[mine]
             roll = np.where(preset[mine, None], dice[mine], fresh[mine])
-            afterstates = generate(boards[mine], roll, check=False)
+            before = boards[mine]
+            afterstates = generate(before, roll, check=False)
             choice = np.asarray(players[side].policy(afterstates), dtype=np.int64)
             _check_choice(choice, afterstates)
             after = afterstates.boards[choice]
+            if hasattr(players[side], "learn"):
+                players[side].learn(before, after)
             if records is not None:
-                for g, k, r in zip(mine, choice, roll):
+                for g, k, r, m in zip(mine, choice, roll, movers):
                     move = format_move(boards[g], afterstates.steps[k])
-                    records[g].turns.append((side, (int(r[0]), int(r[1])), boards[g].copy(), move))
+                    records[g].turns.append((int(m), (int(r[0]), int(r[1])), boards[g].copy(), move))
             won = result_points(after, checkers)
             if money and rules.jacoby:
                 won = np.where(turned[mine], won, np.minimum(won, 1))
             boards[mine] = flip(after)
             first_move[mine] = preset[mine] = False
-            player[mine] = 1 - side
+            player[mine] = 1 - movers
             turns[mine] += 1
             finished = won > 0
             if finished.any():
                 slots = mine[finished]
-                end_game(slots, np.full(len(slots), side), won[finished] * cube[slots])
+                end_game(slots, movers[finished], won[finished] * cube[slots])
             if stop_after is not None:
                 active[mine[turns[mine] >= stop_after]] = False
     else:
         if active.any():
             raise RuntimeError(f"{int(active.sum())} slots still playing after {max_turns} passes")
     if money:
-        return GameResults(points, turns, games, counts["turns"], counts["passes"], None, records, boards, player)
+        return GameResults(points, turns, games, counts["turns"], counts["passes"], None, records, boards, player,
+                           first_move)
     return GameResults(scores[:, 0] - scores[:, 1], turns, games, counts["turns"], counts["passes"], scores,
-                       None, boards, player)
+                       None, boards, player, first_move)
 
 
 @dataclass

@@ -3,12 +3,13 @@
     gammon train --out runs/my-net                  # train with the defaults below
     gammon train --out runs/my-net --resume         # carry on after a crash or a kill
 
-N games run side by side. Each ply costs one move-generator call for all N games, one
-forward pass over all their afterstates (to choose each game's move greedily), and one
-gradient step on the N positions that were on roll: their target is the network's own
-distribution over results one ply later, seen from the same side (TD(0)), or the real
-result when the game just ended. Finished games restart from the opening position, so
-the batch stays full.
+N games run side by side in :func:`engine.game.play`, the one game loop, with the
+trainer as both players. Each ply costs one move-generator call for all N games, one
+forward pass over all their afterstates (the trainer's ``policy`` chooses each game's
+move greedily), and one gradient step (its ``learn``) on the N positions that were on
+roll: their target is the network's own distribution over results one ply later, seen
+from the same side (TD(0)), or the real result when the game just ended. Finished games
+restart from the opening position, so the batch stays full.
 
 Everything lands in ``--out``: ``checkpoint.pt`` (atomic, every ``--checkpoint-every``
 games; ``--resume`` loses at most one interval), ``log.jsonl`` (metrics), ``curve.svg``
@@ -28,11 +29,10 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from engine.board import flip, starting_board, variant_checkers
+from engine.board import starting_board, variant_checkers
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
-from engine.game import best_in_groups, duplicate_duel, opening_rolls, result_points
-from engine.movegen import generate
+from engine.game import best_in_groups, duplicate_duel, play
 from engine.probability import RESULT_POINTS, afterstate_probs, exclusive_results
 from models.network import (
     NetEvaluator,
@@ -104,34 +104,39 @@ class Trainer:
         self.first_move = np.ones(config.parallel, dtype=bool)  # the game's first move: the opening roll
         self.games_done = 0
         self.plies = 0
+        self.losses: list[float] = []  # of the TD steps since the last log line
         self.elapsed = 0.0
 
-    # -- one ply of every game ---------------------------------------------------------
-    def ply(self) -> tuple[int, float]:
-        """Advance every game one move and take one TD step; returns (games finished, loss)."""
-        dice = self.rng.integers(1, 7, size=(len(self.boards), 2))
-        # a game's first move uses the opening roll: never a double (docs/rules.md, "The opening roll")
-        if self.first_move.any():
-            dice[self.first_move] = opening_rolls(self.rng, int(self.first_move.sum()))[0]
-        afterstates = generate(self.boards, dice, check=False)
+    # -- self-play: the trainer is both players of engine.game.play -------------------------
+    def self_play(self, games: int, progress=None) -> int:
+        """Play on until ``games`` more games have finished, a TD step after every ply; returns the games finished.
+
+        The games in progress carry over from call to call (``boards``, ``first_move``), so
+        checkpoints between calls resume exactly.
+        """
+        seed = int(self.rng.integers(2**63))
+        result = play((self, self), len(self.boards), seed=seed, start=self.boards, opening=self.first_move,
+                      until_games=games, progress=progress)
+        self.boards, self.first_move = result.boards, result.first_move
+        return int(result.games.sum())
+
+    def policy(self, afterstates) -> np.ndarray:
+        """Greedy 0-ply choice of every game's move; keeps its result distribution as the TD target."""
         results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
         choice = best_in_groups(results @ RESULT_POINTS, afterstates.offsets)
-        targets = torch.from_numpy(results[choice]).to(self.device)
+        self.targets = torch.from_numpy(results[choice]).to(self.device)
+        return choice
 
+    def learn(self, before: np.ndarray, after: np.ndarray) -> None:
+        """One TD(0) step: the positions moved from towards the distribution after the chosen moves."""
         self.model.train()
-        log_probs = torch.log_softmax(self.model.logits(self.boards), dim=-1)
-        loss = -(targets * log_probs).sum(dim=1).mean()
+        log_probs = torch.log_softmax(self.model.logits(before), dim=-1)
+        loss = -(self.targets * log_probs).sum(dim=1).mean()
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
-
-        chosen = afterstates.boards[choice]
-        finished = result_points(chosen, CHECKERS) > 0
-        self.boards = flip(chosen)
-        self.boards[finished] = starting_board()
-        self.first_move = finished
+        self.losses.append(loss.item())
         self.plies += 1
-        return int(finished.sum()), loss.item()
 
     @torch.no_grad()
     def result_distribution(self, afterstates: np.ndarray) -> np.ndarray:
@@ -250,15 +255,13 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
     next_checkpoint = (trainer.games_done // config.checkpoint_every + 1) * config.checkpoint_every
     next_eval = (trainer.games_done // config.eval_every + 1) * config.eval_every
     last_eval = "-"
-    losses = []
     bar = tqdm(total=config.games, initial=trainer.games_done, unit="game", disable=not progress, smoothing=0.05)
     started = time.perf_counter() - trainer.elapsed
     while trainer.games_done < config.games:
-        finished, loss = trainer.ply()
-        losses.append(loss)
-        trainer.games_done += finished
+        # play up to the next evaluation, checkpoint or the end, whichever comes first
+        target = min(next_eval, next_checkpoint, config.games)
+        trainer.games_done += trainer.self_play(target - trainer.games_done, progress=bar.update)
         trainer.elapsed = time.perf_counter() - started
-        bar.update(finished)
         if trainer.games_done >= next_eval or trainer.games_done >= config.games:
             result = trainer.evaluate()
             last_eval = f"{result['ppg']:+.3f} [{result['ci95'][0]:+.3f}, {result['ci95'][1]:+.3f}]"
@@ -269,8 +272,8 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
             append_log(log, {"games": trainer.games_done, "plies": trainer.plies,
                              "elapsed_s": round(trainer.elapsed, 1),
                              "games_per_s": round(trainer.games_done / max(trainer.elapsed, 1e-9), 1),
-                             "loss": float(np.mean(losses)) if losses else None})
-            losses.clear()
+                             "loss": float(np.mean(trainer.losses)) if trainer.losses else None})
+            trainer.losses.clear()
             trainer.checkpoint(checkpoint)
             next_checkpoint += config.checkpoint_every
             started = time.perf_counter() - trainer.elapsed  # nor is writing checkpoints
