@@ -104,10 +104,10 @@ def cmd_match(args) -> int:
     return 0
 
 
-def _listening(address: tuple[str, int], bot: Bot) -> ExternalPlayerServer:
+def _listening(address: tuple[str, int], bot: Bot, **limits) -> ExternalPlayerServer:
     """The server bound to ``address``; an address that cannot be used is the user's fault, in one line."""
     try:
-        return ExternalPlayerServer(address, bot)
+        return ExternalPlayerServer(address, bot, **limits)
     except (OSError, OverflowError) as exc:  # a bad host name, a port in use or out of range
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise GammonError(f"cannot listen on {address[0]}:{address[1]}: {reason}") from None
@@ -125,7 +125,8 @@ def cmd_serve(args) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(message)s")
     bot = Bot(load_analyst(args.model), plies=args.ply)
-    with _listening((args.host, args.port), bot) as server:
+    limits = {"idle_timeout": args.idle_timeout, "max_connections": args.max_connections}
+    with _listening((args.host, args.port), bot, **limits) as server:
         host, port = server.server_address[:2]
         if not _is_loopback(host):
             # gnubg's external-player protocol has no authentication: anyone who can reach the port gets the bot.
@@ -157,6 +158,10 @@ def register(sub) -> None:
                        help="TCP port (default 8765; 0 picks a free one)")
     model_option(serve)
     serve.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth (default 0)")
+    serve.add_argument("--max-connections", type=between(1, 1024), default=16,
+                       help="connections served at once; more are closed at once (default 16)")
+    serve.add_argument("--idle-timeout", type=between(1, 10**6), default=3600,
+                       help="seconds a silent connection is kept (default 3600: gnubg waits while its side thinks)")
     serve.add_argument("--verbose", action="store_true", help="log connections and bad board strings")
     serve.set_defaults(run=cmd_serve)
 

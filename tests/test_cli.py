@@ -149,6 +149,8 @@ def test_bad_training_options_and_unusable_paths_get_one_line(capsys, tmp_path):
     (["serve", "--port", "70000"], "--port: must be 0..65535; got 70000"),
     (["serve", "--port", "-1"], "--port: must be 0..65535; got -1"),
     (["serve", "--port", "http"], "--port: 'http' is not a whole number"),
+    (["serve", "--max-connections", "0"], "--max-connections: must be 1..1024; got 0"),
+    (["serve", "--idle-timeout", "0"], "--idle-timeout: must be 1..1000000; got 0"),
     (["rollout", "4HPwATDgc/ABMA", "--games", "37"], "--games: must be at least 36 and a multiple of 36"),
     (["match", "pubeval", "random", "--automatic-doubles", "-1"], "--automatic-doubles: must be at least 0"),
 ])
@@ -186,3 +188,17 @@ def test_serve_warns_loudly_off_loopback(capsys, monkeypatch, host, warned):
     assert main(["serve", "--host", host, "--port", "0"]) == 0
     err = capsys.readouterr().err
     assert ("WARNING" in err and "no authentication" in err) == warned
+
+
+def test_serve_passes_its_limits_to_the_server(monkeypatch):
+    from app.play import ExternalPlayerServer
+
+    seen = {}
+
+    def record(self):
+        seen.update(idle=self.idle_timeout, connections=self.max_connections)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ExternalPlayerServer, "serve_forever", record)
+    assert main(["serve", "--port", "0", "--idle-timeout", "30", "--max-connections", "2"]) == 0
+    assert seen == {"idle": 30, "connections": 2}
