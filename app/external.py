@@ -76,7 +76,7 @@ class Bot:
             if not fibs.bot_may_double or fibs.crawford:
                 return "roll"
             return "double" if self._cube(fibs.board, Cube.from_fibs(fibs, BOT)).action == "double" else "roll"
-        cube = Cube.from_fibs(fibs, BOT).for_money()
+        cube = Cube.from_fibs(fibs, BOT)
         best = rank_moves(self.evaluator, fibs.board, fibs.dice, plies=self.plies, cube=cube)[0]
         return format_move(fibs.board, best.steps)
 

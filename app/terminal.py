@@ -213,7 +213,7 @@ class TerminalGame:
     def move_turn(self, turn: int, board: np.ndarray, dice) -> np.ndarray:
         """One move; returns the afterstate from the mover's side."""
         if turn == BOT:
-            best = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(BOT).for_money())[0]
+            best = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(BOT))[0]
             move = format_move(board, best.steps) or "(no legal move)"
             self.log(f"The bot rolls {dice[0]}-{dice[1]} and plays {move}.")
             return best.board
@@ -232,7 +232,7 @@ class TerminalGame:
         """One answer to the ``move> `` prompt: the afterstate of a legal move, else None (refused or a command)."""
         lowered = command.lower()
         if lowered == "hint":
-            ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(YOU).for_money())
+            ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(YOU))
             for i, m in enumerate(ranked[:5], 1):
                 self.write(f"  {i}. {format_move(board, m.steps):<24} equity {m.cubeful:+.3f}")
         elif lowered == "board":

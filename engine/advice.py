@@ -15,7 +15,7 @@ from .probability import cubeless_equity
 
 def hint_rows(net, board, state, dice, plies: int) -> list[dict]:
     """Every legal play, best first, as plain data (move, result_id, equities, plies, probs)."""
-    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state).for_money())
+    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state))
     best = moves[0].cubeful
     return [{"move": format_move(board, m.steps), "result_id": position_id(flip(m.board)), "equity": m.cubeful,
              "cubeless": m.equity, "diff": m.cubeful - best, "plies": m.plies, "probs": m.probs.tolist()}

@@ -170,7 +170,8 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
                cube: Cube = Cube()) -> list[RankedMove]:
     """Every legal play of ``dice``, best first.
 
-    As gnubg's move filter does, the choice is made among the moves searched deepest:
+    A match ``cube`` is valued as in money play (:meth:`Cube.for_money`). As gnubg's move
+    filter does, the choice is made among the moves searched deepest:
     they come first, by cubeful equity, and the moves the filter left at 0-ply follow
     them (by their 0-ply figures), never ranked above a searched move.
     """

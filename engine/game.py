@@ -213,8 +213,15 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
     counts = {"turns": 0, "passes": 0}
     openings = dice  # next games' opening rolls in a match, drawn for every slot each pass
 
+    def new_game(slots: np.ndarray) -> None:
+        """A fresh game in ``slots``: starting position, centered cube, this pass's opening rolls."""
+        boards[slots] = start_board
+        cube[slots], owner[slots], turned[slots], first_move[slots] = 1, -1, False, True
+        dice[slots], preset[slots] = openings[slots], True
+        player[slots] = (openings[slots, 1] > openings[slots, 0]).astype(np.int64)
+
     def end_game(slots: np.ndarray, winner: np.ndarray, won: np.ndarray) -> None:
-        """Score finished games; start the next game of unfinished matches."""
+        """Score finished games; start the next game of unfinished matches (or of endless slots)."""
         signed = np.where(winner == 0, won, -won)
         games[slots] += 1
         if progress:
@@ -223,11 +230,8 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
             points[slots] += signed
             if until_games is None:
                 active[slots] = False
-            else:  # the slot plays on: a new game
-                boards[slots] = start_board
-                cube[slots], owner[slots], turned[slots], first_move[slots] = 1, -1, False, True
-                dice[slots], preset[slots] = openings[slots], True
-                player[slots] = (openings[slots, 1] > openings[slots, 0]).astype(np.int64)
+            else:  # the slot plays on
+                new_game(slots)
             return
         scores[slots, winner] += won
         over = scores[slots].max(axis=1) >= length
@@ -239,10 +243,7 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
         reaches = (scores[going].max(axis=1) == length - 1) & ~crawford_done[going]
         crawford[going] = reaches
         crawford_done[going] |= reaches
-        boards[going] = start_board
-        cube[going], owner[going], turned[going], first_move[going] = 1, -1, False, True
-        dice[going], preset[going] = openings[going], True
-        player[going] = (openings[going, 1] > openings[going, 0]).astype(np.int64)
+        new_game(going)
 
     for _ in range(max_turns):
         if not active.any() or (until_games is not None and games.sum() >= until_games):

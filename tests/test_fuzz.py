@@ -12,6 +12,7 @@ import numpy as np
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from test_external import Even  # tests/ is on sys.path under pytest
 
 from app.external import Bot
 from engine.board import MAX_CHECKERS, BoardError, flip, mover_counts, opponent_counts, starting_board, validate
@@ -238,18 +239,6 @@ def test_fibs_boards(line):
     assert isinstance(fibs, FibsBoard)
     assert_valid_board(fibs.board)
     assert fibs.dice == (0, 0) or all(1 <= d <= 6 for d in fibs.dice)
-
-
-class Even:
-    """A stand-in evaluator that finds every position even, so the bot answers at once."""
-
-    name, checkers = "even", 15
-
-    def probabilities(self, boards):
-        return np.tile([0.5, 0.1, 0.0, 0.1, 0.0], (len(boards), 1))
-
-    def score_afterstates(self, boards):
-        return np.zeros(len(boards))
 
 
 BOT = Bot(Even())
