@@ -8,6 +8,12 @@ empty line), ``double``, ``hint`` (cube advice), ``pip``, ``resign [single|gammo
 ``resign``, ``save FILE``, ``quit``; an illegal move is refused with the reason. When the
 bot doubles the prompt is ``take or pass>``. Every prompt ends with ``> `` and is
 flushed, so a program can drive the game line by line.
+
+The games are :func:`engine.game.play`, the one game loop: the person is player 0, a
+player whose decisions are prompts, the bot is player 1, and the loop's events are what
+the session prints and records. A resignation offered at ``roll>`` is made once the dice
+are rolled (the loop asks for resignations after the roll); one the bot declines leaves
+the person to play the roll.
 """
 
 from __future__ import annotations
@@ -17,15 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from engine.analysis import cube_efficiency, position_probs, rank_moves
-from engine.board import flip, pip_counts, render, starting_board
-from engine.cube import PASS, Cube
+from engine.board import pip_counts, render
+from engine.cube import PASS, TAKE, Cube
 from engine.cubeful import EvaluatorPlayer
 from engine.errors import GammonError
-from engine.game import opening_rolls, result_points
+from engine.game import GameEvent, Rules, play
 from engine.match import cube_decision
 from engine.met import MAX_AWAY
 from engine.notation import MoveError, find_play, format_move, legal_plays
-from engine.probability import cubeless_equity
 
 RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
 MAX_MOVE_CHARS = 200  # the longest move in notation, "bar/22* 22/16* 16/10* 10/4*", is 27 characters
@@ -41,14 +46,9 @@ class Quit(Exception):
     """The person ended the session."""
 
 
-class GameOver(Exception):
-    """The game ended before the checkers did: a pass or an accepted resignation."""
-
-    def __init__(self, winner: int, points: int):
-        self.winner, self.points = winner, points
-
-
 class TerminalGame:
+    """A session of the person (player 0, X) against the bot (player 1, O): one money game, or a match."""
+
     def __init__(self, evaluator, length: int = 0, seed: int | None = None, read=input, write=print, record_path=None):
         if not hasattr(evaluator, "probabilities"):
             raise GammonError(f"the bot needs probability estimates (a network or gnubg); "
@@ -57,18 +57,20 @@ class TerminalGame:
             raise GammonError(f"match length must be 1..{MAX_AWAY}, or 0 for money games; got {length}")
         self.evaluator = evaluator
         self.bot = EvaluatorPlayer(evaluator)
-        self.rng = np.random.default_rng(seed)
+        self.seed = seed
         self.read, self.write = read, write
         self.length = length
         self.score = [0, 0]
-        self.crawford_done = False
-        self.crawford = False  # this game is the Crawford game
+        self.cube = Cube()  # as the person saw it at the last prompt
+        self.offer = 0  # points per cube unit the person offers to resign (made after the roll)
+        self.offer_made = 0  # the offer the loop was last given
+        self.chosen: np.ndarray | None = None  # the afterstate of the move typed at the last move prompt
+        self.position: tuple[np.ndarray, tuple[int, int]] | None = None  # board and dice of the move to play
         self.record: list[str] = []
         self.record_path = record_path
         if record_path and not Path(record_path).resolve().parent.is_dir():
             # Say so now, not after a whole session has been played.
             raise GammonError(f"--record {record_path}: the folder {Path(record_path).parent} does not exist")
-        self.cube, self.owner = 1, -1
 
     # -- input and output ------------------------------------------------------------------
     def ask(self, prompt: str) -> str:
@@ -88,10 +90,10 @@ class TerminalGame:
     def show(self, board_you: np.ndarray) -> None:
         """The board from the person's side, with the cube and the score."""
         self.write(render(board_you, names=("X (you)", "O (bot)")))
-        holder = "centered" if self.owner < 0 else "yours" if self.owner == YOU else "the bot's"
+        holder = {"centered": "centered", "me": "yours", "opponent": "the bot's"}[self.cube.owner]
         score = ("money" if not self.length
-                 else f"match to {self.length}, score you {self.score[0]} - bot {self.score[1]}")
-        self.write(f"cube {self.cube} ({holder}); {score}")
+                 else f"match to {self.length}, score you {self.score[YOU]} - bot {self.score[BOT]}")
+        self.write(f"cube {self.cube.value} ({holder}); {score}")
 
     def write_record(self, path) -> None:
         """Write the game record to ``path``; a path that cannot be written is a GammonError naming it."""
@@ -113,13 +115,10 @@ class TerminalGame:
     # -- a session -------------------------------------------------------------------------
     def run(self) -> int:
         try:
-            while True:
-                self.play_game()
-                if not self.length or max(self.score) >= self.length:
-                    break
+            result = play((self, self.bot), 1, seed=self.seed, rules=Rules(match_length=self.length), watch=self.hear)
             if self.length:
-                self.log(f"{'You win' if self.score[YOU] >= self.length else 'The bot wins'} the match "
-                         f"{self.score[YOU]}-{self.score[BOT]}.")
+                you, bot = (int(v) for v in result.scores[0])
+                self.log(f"{'You win' if you >= self.length else 'The bot wins'} the match {you}-{bot}.")
         except Quit:
             self.log("Session ended.")
         if self.record_path:
@@ -127,112 +126,124 @@ class TerminalGame:
             self.write(f"game record saved to {self.record_path}")
         return 0
 
-    def play_game(self) -> None:
-        self.crawford = bool(self.length) and not self.crawford_done and max(self.score) == self.length - 1
-        self.crawford_done |= self.crawford
-        self.cube, self.owner = 1, -1
-        opening, _ = opening_rolls(self.rng, 1)
-        dice = (int(opening[0, 0]), int(opening[0, 1]))
-        turn = YOU if dice[0] > dice[1] else BOT  # you hold die 0
-        board = starting_board()  # always from the side on roll
-        self.log(f"New game{' (the Crawford game: no cube)' if self.crawford else ''}. "
-                 f"Opening roll: you {dice[0]}, bot {dice[1]}.")
-        try:
-            while True:
-                if dice is None:
-                    if not self.crawford and self.owner in (-1, turn):
-                        self.cube_turn(turn, board)
-                    dice = (int(self.rng.integers(1, 7)), int(self.rng.integers(1, 7)))
-                after = self.move_turn(turn, board, dice)
-                won = int(result_points(after[None], self.evaluator.checkers)[0])
-                if won:
-                    raise GameOver(turn, won * self.cube)
-                board, turn, dice = flip(after), 1 - turn, None
-        except GameOver as over:
-            self.score[over.winner] += over.points
-            self.log(f"{'You win' if over.winner == YOU else 'The bot wins'} {over.points} point"
-                     f"{'s' if over.points != 1 else ''}. Score: you {self.score[YOU]}, bot {self.score[BOT]}.")
+    def hear(self, event: GameEvent) -> None:
+        """The game loop's events, told to the person and kept in the record."""
+        you = event.player == YOU
+        who, does = ("You", "") if you else ("The bot", "s")
+        if event.kind == "start":
+            self.cube = Cube()
+            crawford = " (the Crawford game: no cube)" if event.crawford else ""
+            self.log(f"New game{crawford}. Opening roll: you {event.dice[0]}, bot {event.dice[1]}.")
+        elif event.kind == "move":
+            roll = f"{event.dice[0]}-{event.dice[1]}"
+            if you and not event.move:
+                self.log(f"You roll {roll}: no legal move.")
+            else:
+                self.log(f"{who} roll{does} {roll} and play{does} {event.move or '(no legal move)'}.")
+        elif event.kind == "double":
+            self.log(f"{who} double{does} to {event.value}.")
+        elif event.kind in ("take", "pass"):
+            self.log(f"You {event.kind}." if you else f"The bot {event.kind}s.".replace("passs", "passes"))
+        elif event.kind == "resign":
+            kind = {v: k for k, v in RESIGN_POINTS.items()}[self.offer_made]
+            self.log(f"You resign a {kind}; the bot accepts." if event.accepted
+                     else f"The bot declines your resignation of a {kind}.")
+        elif event.kind == "end":
+            if event.scores is None:
+                self.score[event.player] += event.value
+            else:
+                self.score = list(event.scores)
+            self.log(f"{who} win{does} {event.value} point{'s' if event.value != 1 else ''}. "
+                     f"Score: you {self.score[YOU]}, bot {self.score[BOT]}.")
 
-    # -- the cube --------------------------------------------------------------------------
-    def cube_for(self, player: int) -> Cube:
-        """The cube and the score as ``player`` sees them."""
-        return Cube.seen_by(player, self.cube, self.owner, self.length, self.score, self.crawford)
-
-    def cube_turn(self, turn: int, board: np.ndarray) -> None:
-        """Before rolling, the player on roll (``board`` from its side) may double."""
-        if turn == BOT:
-            if not self.bot.doubles(board[None], [self.cube_for(BOT)])[0]:
-                return
-            self.log(f"The bot doubles to {self.cube * 2}.")
-            while True:
-                answer = self.ask("take or pass> ").lower()
-                if answer in ("take", "t", "accept"):
-                    self.log("You take.")
-                    self.cube, self.owner = self.cube * 2, YOU
-                    return
-                if answer in ("pass", "p", "drop"):
-                    self.log("You pass.")
-                    raise GameOver(BOT, self.cube)
-                if answer == "hint":
-                    self.write(self.cube_advice(board, BOT))
-                elif answer == "quit":
-                    raise Quit
-                else:
-                    self.write("answer take or pass (or hint)")
+    # -- the person as a player of the game loop (one game at a time: one row) --------------
+    def doubles(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
+        """Before rolling, with access to the cube: the ``roll>`` prompt."""
+        self.cube = cubes[0]
         while True:
-            self.show(board)
-            if self.before_roll(self.ask("roll> "), board):
-                return
+            self.show(boards[0])
+            action = self.before_roll(self.ask("roll> "), boards[0])
+            if action is not None:
+                return np.array([action == "double"])
 
-    def before_roll(self, command: str, board: np.ndarray) -> bool:
-        """One answer to the ``roll>`` prompt; True when the turn moves on to the roll."""
-        lowered = command.lower()
-        if lowered in ("", "roll", "r"):
-            return True
-        if lowered in ("double", "d"):
-            taken = self.bot.answers(board[None], [self.cube_for(YOU)])[0] != PASS
-            self.log(f"You double to {self.cube * 2}. The bot {'takes' if taken else 'passes'}.")
-            if not taken:
-                raise GameOver(YOU, self.cube)
-            self.cube, self.owner = self.cube * 2, BOT
-            return True
-        if lowered == "hint":
-            self.write(self.cube_advice(board, YOU))
-        elif not self.common(command, board):
-            self.write(f"unknown command {_shortened(command)!r}: roll, double, hint, pip, resign, save FILE, quit")
-        return False
+    def answers(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
+        """The bot doubled (``boards`` and ``cubes`` from its side): the ``take or pass>`` prompt."""
+        while True:
+            answer = self.ask("take or pass> ").lower()
+            if answer in ("take", "t", "accept"):
+                return np.array([TAKE])
+            if answer in ("pass", "p", "drop"):
+                return np.array([PASS])
+            if answer == "hint":
+                self.write(self.cube_advice(boards[0], cubes[0]))
+            elif answer == "quit":
+                raise Quit
+            else:
+                self.write("answer take or pass (or hint)")
 
-    def cube_advice(self, board: np.ndarray, doubler: int) -> str:
-        """The bot's cube analysis for ``doubler``, on roll in ``board`` (money model, or the MET in a match)."""
-        probs = position_probs(self.evaluator, board[None], 1)[0]
-        decision = cube_decision(probs, self.cube_for(doubler), float(cube_efficiency(board)[0]))
-        return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
-                f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
-
-    # -- moves -----------------------------------------------------------------------------
-    def move_turn(self, turn: int, board: np.ndarray, dice) -> np.ndarray:
-        """One move; returns the afterstate from the mover's side."""
-        if turn == BOT:
-            best = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(BOT))[0]
-            move = format_move(board, best.steps) or "(no legal move)"
-            self.log(f"The bot rolls {dice[0]}-{dice[1]} and plays {move}.")
-            return best.board
-        plays = legal_plays(board, dice)
-        self.show(board)
+    def resigns(self, boards: np.ndarray, cubes: list[Cube], dice: np.ndarray) -> np.ndarray:
+        """After the roll: a resignation offered at ``roll>``, else the ``move>`` prompt."""
+        board, roll = boards[0], (int(dice[0, 0]), int(dice[0, 1]))
+        self.cube, self.position, self.chosen = cubes[0], (board, roll), None
+        offer, self.offer = self.offer, 0
+        if offer:
+            self.offer_made = offer
+            return np.array([offer])
+        plays = legal_plays(board, roll)
         if len(plays) == 1 and not plays[0].notation:
-            self.log(f"You roll {dice[0]}-{dice[1]}: no legal move.")
-            return plays[0].board
-        self.write(f"You roll {dice[0]}-{dice[1]}.")
+            self.chosen = plays[0].board
+            return np.array([0])
+        self.show(board)
+        self.write(f"You roll {roll[0]}-{roll[1]}.")
+        self.chosen = self.read_move()
+        offer, self.offer = self.offer, 0
+        self.offer_made = offer
+        return np.array([offer])
+
+    def policy(self, afterstates) -> np.ndarray:
+        """The move typed at the prompt (asked for again after a declined resignation)."""
+        while self.chosen is None:
+            self.chosen = self.read_move()
+            if self.offer:
+                self.offer = 0
+                self.write("The bot has just declined a resignation: play this roll.")
+        mine = afterstates.boards[afterstates.offsets[0]:afterstates.offsets[1]]
+        return np.array([afterstates.offsets[0] + int(np.flatnonzero((mine == self.chosen).all(axis=1))[0])])
+
+    def read_move(self) -> np.ndarray | None:
+        """``move>`` until a legal move (its afterstate) or a resignation (None, ``self.offer`` set)."""
+        board, dice = self.position
         while True:
             after = self.move_command(self.ask("move> "), board, dice)
-            if after is not None:
+            if after is not None or self.offer:
                 return after
+
+    # -- the prompts -----------------------------------------------------------------------
+    def before_roll(self, command: str, board: np.ndarray) -> str | None:
+        """One answer to the ``roll>`` prompt: "roll", "double", or None to ask again."""
+        lowered = command.lower()
+        if lowered in ("", "roll", "r"):
+            return "roll"
+        if lowered in ("double", "d"):
+            return "double"
+        if lowered == "hint":
+            self.write(self.cube_advice(board, self.cube))
+        elif not self.common(command, board):
+            self.write(f"unknown command {_shortened(command)!r}: roll, double, hint, pip, resign, save FILE, quit")
+        return "roll" if self.offer else None
+
+    def cube_advice(self, board: np.ndarray, cube: Cube) -> str:
+        """The bot's cube analysis for the player on roll in ``board``, holding ``cube`` (money, or the MET)."""
+        probs = position_probs(self.evaluator, board[None], 1)[0]
+        decision = cube_decision(probs, cube, float(cube_efficiency(board)[0]))
+        return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
+                f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
 
     def move_command(self, command: str, board: np.ndarray, dice) -> np.ndarray | None:
         """One answer to the ``move> `` prompt: the afterstate of a legal move, else None (refused or a command)."""
         lowered = command.lower()
         if lowered == "hint":
-            ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube_for(YOU))
+            ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube)
             for i, m in enumerate(ranked[:5], 1):
                 self.write(f"  {i}. {format_move(board, m.steps):<24} equity {m.cubeful:+.3f}")
         elif lowered == "board":
@@ -242,12 +253,9 @@ class TerminalGame:
                 self.write(f"illegal: a move is at most {MAX_MOVE_CHARS} characters; got {len(command)}")
                 return None
             try:
-                play = find_play(board, dice, command)
+                return find_play(board, dice, command).board
             except (MoveError, ValueError) as exc:  # ValueError too: any refusal of the text, never an ended session
                 self.write(f"illegal: {exc}")
-                return None
-            self.log(f"You roll {dice[0]}-{dice[1]} and play {play.notation}.")
-            return play.board
         return None
 
     def common(self, command: str, board: np.ndarray) -> bool:
@@ -267,13 +275,8 @@ class TerminalGame:
             kind = words[1].lower() if len(words) > 1 else "single"
             if kind not in RESIGN_POINTS:
                 self.write("resign single, gammon or backgammon")
-                return True
-            # The bot accepts when the offer is at least what it expects to win (cubeless, 0-ply).
-            expected = -cubeless_equity(position_probs(self.evaluator, board[None], 0)[0])
-            if RESIGN_POINTS[kind] >= expected:
-                self.log(f"You resign a {kind}; the bot accepts.")
-                raise GameOver(BOT, RESIGN_POINTS[kind] * self.cube)
-            self.write(f"The bot declines your resignation of a {kind}.")
+            else:
+                self.offer = RESIGN_POINTS[kind]
         else:
             return False
         return True

@@ -16,6 +16,7 @@ import numpy as np
 from .cube import TAKE, Cube, cube_actions
 from .errors import GammonError
 from .game import Rules, play
+from .probability import cubeless_equity
 
 
 class EvaluatorPlayer:
@@ -70,6 +71,16 @@ class EvaluatorPlayer:
         if not self.has_probabilities:
             return np.full(len(boards), TAKE)
         return self._decisions(boards, cubes)[1]
+
+    def accepts_resignation(self, boards: np.ndarray, cubes: list[Cube], offered: np.ndarray) -> np.ndarray:
+        """Accept when the offer (points per cube unit) is at least what this player expects to win
+        from the resigner's position (``boards``, resigner on roll): cubeless, 0-ply."""
+        if not self.has_probabilities:
+            return np.ones(len(boards), dtype=bool)
+        from .analysis import position_probs
+
+        expected = -cubeless_equity(position_probs(self.evaluator, boards, 0))
+        return np.asarray(offered) >= expected
 
 
 def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = Rules(), chunk: int = 500,

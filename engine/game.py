@@ -109,6 +109,31 @@ class Rules:
                              f"got {self.match_length}")
 
 
+@dataclass(frozen=True)
+class GameEvent:
+    """One thing that happened in slot ``slot`` of :func:`play`, for its ``watch``; ``player`` is 0 or 1.
+
+    ``kind`` is one of:
+    ``start``: a game begins with the opening roll ``dice`` (player 0's die first), ``crawford`` when it is
+    the Crawford game; ``move``: ``player`` rolled ``dice`` and played ``move`` (gnubg notation, "" when it
+    could not move) from ``board`` (seen from it); ``double``: ``player`` turns the cube to ``value``;
+    ``take``, ``pass``, ``beaver``: ``player`` answers a double (a beaver turns the cube to ``value``);
+    ``resign``: ``player`` offers ``value`` points and the opponent ``accepted`` or not; ``end``: ``player``
+    won the game and ``value`` points, the match score is then ``scores`` (None in money play).
+    """
+
+    kind: str
+    slot: int
+    player: int
+    dice: tuple[int, int] | None = None
+    board: np.ndarray | None = None
+    move: str = ""
+    value: int = 0
+    crawford: bool = False
+    accepted: bool = False
+    scores: tuple[int, int] | None = None
+
+
 class Cubeless:
     """A player who never doubles: a move policy alone (the cube stays out of its games)."""
 
@@ -149,7 +174,8 @@ def play_games(policies: tuple[Policy, Policy], n_games: int, seed: int | None =
 def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: np.ndarray | None = None,
          start_cube: Cube = Cube(), first_dice: np.ndarray | None = None, opening: np.ndarray | None = None,
          record: bool = False, stop_after: int | None = None, until_games: int | None = None,
-         progress: Callable[[int], None] | None = None, max_turns: int = 100_000) -> GameResults:
+         progress: Callable[[int], None] | None = None, watch: Callable[[GameEvent], None] | None = None,
+         max_turns: int = 100_000) -> GameResults:
     """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``.
 
     The one game loop: games, rollouts and matches all come here. A player has a move
@@ -175,6 +201,13 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
     Self-play (the same cubeless player on both sides) moves every game in one batch per
     pass. A player with a ``learn(before, after)`` method sees each move it made: the
     boards it moved from and the afterstates it chose (the TD trainer learns there).
+
+    A player may resign: after its roll and before its move the loop asks
+    ``resigns(boards, cubes, dice)`` (when it has one) for the points it offers in each
+    game, per unit of the cube (0 = plays on, 1 single, 2 gammon, 3 backgammon). The
+    opponent's ``accepts_resignation(boards, cubes, offered)`` (boards and cubes as the
+    resigner sees them) decides; a player without it accepts. ``watch(event)`` hears of
+    every :class:`GameEvent` (games starting, moves, cube actions, resignations, results).
     """
     rng = np.random.default_rng(seed)
     checkers = variant_checkers(rules.variant)
@@ -213,12 +246,19 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
     counts = {"turns": 0, "passes": 0}
     openings = dice  # next games' opening rolls in a match, drawn for every slot each pass
 
+    def announce(slots: np.ndarray) -> None:
+        if watch is not None:
+            for g in slots[first_move[slots]]:
+                watch(GameEvent("start", int(g), int(player[g]), (int(dice[g, 0]), int(dice[g, 1])),
+                                crawford=bool(crawford[g])))
+
     def new_game(slots: np.ndarray) -> None:
         """A fresh game in ``slots``: starting position, centered cube, this pass's opening rolls."""
         boards[slots] = start_board
         cube[slots], owner[slots], turned[slots], first_move[slots] = 1, -1, False, True
         dice[slots], preset[slots] = openings[slots], True
         player[slots] = (openings[slots, 1] > openings[slots, 0]).astype(np.int64)
+        announce(slots)
 
     def end_game(slots: np.ndarray, winner: np.ndarray, won: np.ndarray) -> None:
         """Score finished games; start the next game of unfinished matches (or of endless slots)."""
@@ -226,6 +266,12 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
         games[slots] += 1
         if progress:
             progress(len(slots))
+        if not money:
+            scores[slots, winner] += won
+        if watch is not None:
+            for g, w, v in zip(slots, winner, won):
+                watch(GameEvent("end", int(g), int(w), value=int(v),
+                                scores=None if money else (int(scores[g, 0]), int(scores[g, 1]))))
         if money:
             points[slots] += signed
             if until_games is None:
@@ -233,7 +279,6 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
             else:  # the slot plays on
                 new_game(slots)
             return
-        scores[slots, winner] += won
         over = scores[slots].max(axis=1) >= length
         active[slots[over]] = False
         going = slots[~over]
@@ -245,6 +290,31 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
         crawford_done[going] |= reaches
         new_game(going)
 
+    def resignations(side: int, mine: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+        """Ask ``side`` (after its roll) whether it resigns; end the accepted ones; returns who still moves."""
+        asking = mine
+        while len(asking):
+            cubes = _cubes(asking, side, cube, owner, scores, crawford, length, rules)
+            roll = np.where(preset[asking, None], dice[asking], fresh[asking])
+            offered = np.asarray(players[side].resigns(boards[asking], cubes, roll), dtype=np.int64)
+            resigning = np.flatnonzero(offered > 0)
+            if len(resigning) == 0:
+                break
+            slots, offered, cubes = asking[resigning], offered[resigning], [cubes[i] for i in resigning]
+            judge = getattr(players[1 - side], "accepts_resignation", None)
+            accepted = (np.ones(len(slots), dtype=bool) if judge is None
+                        else np.asarray(judge(boards[slots], cubes, offered), dtype=bool))
+            if watch is not None:
+                for g, k, yes in zip(slots, offered, accepted):
+                    watch(GameEvent("resign", int(g), side, value=int(k * cube[g]), accepted=bool(yes)))
+            if not accepted.any():
+                break
+            end_game(slots[accepted], np.full(int(accepted.sum()), 1 - side), offered[accepted] * cube[slots[accepted]])
+            mine = mine[active[mine] & (player[mine] == side)]
+            asking = np.intersect1d(slots[accepted], mine)  # a match's next game, opened by ``side`` at once
+        return mine
+
+    announce(np.flatnonzero(first_move))
     for _ in range(max_turns):
         if not active.any() or (until_games is not None and games.sum() >= until_games):
             break
@@ -263,13 +333,15 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
                     doubling = asking[np.asarray(players[side].doubles(boards[asking], cubes), dtype=bool)]
                     if len(doubling):
                         result = _double(players, side, doubling, boards, cube, owner, turned, scores, crawford,
-                                         length, rules, money, counts)
+                                         length, rules, money, counts, watch)
                         if len(result.passed):
                             end_game(result.passed, np.full(len(result.passed), side), result.paid)
                         if len(result.beaver_passed):
                             end_game(result.beaver_passed, np.full(len(result.beaver_passed), 1 - side),
                                      result.beaver_paid)
                         mine = mine[active[mine] & (player[mine] == side)]
+            if len(mine) and hasattr(players[side], "resigns"):
+                mine = resignations(side, mine, fresh)
             if len(mine) == 0:
                 continue
             movers = player[mine]
@@ -281,10 +353,13 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
             after = afterstates.boards[choice]
             if hasattr(players[side], "learn"):
                 players[side].learn(before, after)
-            if records is not None:
+            if records is not None or watch is not None:
                 for g, k, r, m in zip(mine, choice, roll, movers):
-                    move = format_move(boards[g], afterstates.steps[k])
-                    records[g].turns.append((int(m), (int(r[0]), int(r[1])), boards[g].copy(), move))
+                    move, rolled = format_move(boards[g], afterstates.steps[k]), (int(r[0]), int(r[1]))
+                    if records is not None:
+                        records[g].turns.append((int(m), rolled, boards[g].copy(), move))
+                    if watch is not None:
+                        watch(GameEvent("move", int(g), int(m), rolled, boards[g].copy(), move))
             won = result_points(after, checkers)
             if money and rules.jacoby:
                 won = np.where(turned[mine], won, np.minimum(won, 1))
@@ -316,13 +391,21 @@ class _Doubled:
     beaver_paid: np.ndarray
 
 
-def _double(players, side, doubling, boards, cube, owner, turned, scores, crawford, length, rules, money, counts):
+def _double(players, side, doubling, boards, cube, owner, turned, scores, crawford, length, rules, money, counts,
+            watch):
     """The opponent's answer to ``side``'s doubles in ``doubling``; updates the cube of the games that go on."""
     counts["turns"] += len(doubling)
     cubes = _cubes(doubling, side, cube, owner, scores, crawford, length, rules)
+    if watch is not None:
+        for g in doubling:
+            watch(GameEvent("double", int(g), side, value=int(cube[g] * 2)))
     answer = np.asarray(players[1 - side].answers(boards[doubling], cubes))
     if not (rules.beavers and money):
         answer = np.minimum(answer, TAKE)
+    if watch is not None:
+        for g, a in zip(doubling, answer):
+            watch(GameEvent({PASS: "pass", TAKE: "take", BEAVER: "beaver"}[int(a)], int(g), 1 - side,
+                            value=int(cube[g] * (4 if a == BEAVER else 2))))
     passed = doubling[answer == PASS]
     counts["passes"] += len(passed)
     paid = cube[passed].copy()  # a pass pays the value before the offer
@@ -340,6 +423,9 @@ def _double(players, side, doubling, boards, cube, owner, turned, scores, crawfo
         keep = (np.ones(len(beavered), dtype=bool) if accepts is None
                 else np.asarray(accepts(boards[beavered], cubes), bool))
         beaver_passed, beaver_paid = beavered[~keep], cube[beavered[~keep]].copy()
+        if watch is not None:
+            for g, yes in zip(beavered, keep):
+                watch(GameEvent("take" if yes else "pass", int(g), side, value=int(cube[g] * 2)))
         cube[beavered[keep]] *= 2
         counts["passes"] += int((~keep).sum())
     if (cube[taken] > MAX_CUBE).any():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine.board import checkers_off, validate
-from engine.game import greedy_policy, opening_rolls, play_games, random_policy, result_points
+from engine.game import Cubeless, Rules, greedy_policy, opening_rolls, play, play_games, random_policy, result_points
 from engine.notation import find_play
 from models.heuristic import heuristic_value
 
@@ -70,3 +70,51 @@ def test_a_policy_choosing_outside_its_game_is_an_error():
 
     with pytest.raises(ValueError, match="outside its range"):
         play_games((cheat, cheat), 4, seed=1)
+
+
+class Resigner(Cubeless):
+    """Plays at random and offers ``points`` (per cube unit) after every roll."""
+
+    def __init__(self, points: int, seed: int = 1):
+        super().__init__(random_policy(np.random.default_rng(seed)))
+        self.points = points
+
+    def resigns(self, boards, cubes, dice):
+        assert len(boards) == len(cubes) == len(dice) and dice.shape[1] == 2
+        return np.full(len(boards), self.points)
+
+
+class Judge(Cubeless):
+    def __init__(self, accept: bool):
+        super().__init__(random_policy(np.random.default_rng(2)))
+        self.accept, self.offers = accept, []
+
+    def accepts_resignation(self, boards, cubes, offered):
+        self.offers.extend(int(k) for k in offered)
+        return np.full(len(boards), self.accept)
+
+
+def test_an_accepted_resignation_ends_the_game_for_the_points_offered():
+    events = []
+    result = play((Resigner(2), Judge(True)), 50, seed=4, watch=events.append)
+    assert (result.points == -2).all() and (result.turns <= 2).all()  # at its first roll at the latest
+    resigned = [e for e in events if e.kind == "resign"]
+    assert len(resigned) == 50 and all(e.accepted and e.player == 0 and e.value == 2 for e in resigned)
+    assert [e.kind for e in events if e.slot == 0][-2:] == ["resign", "end"]
+
+
+def test_a_declined_resignation_plays_the_roll_and_the_game_goes_on():
+    judge, events = Judge(False), []
+    result = play((Resigner(1), judge), 30, seed=5, watch=events.append)
+    assert (result.points != 0).all() and (result.turns > 2).any()  # played out, whoever won
+    moves_by_0 = sum(1 for e in events if e.kind == "move" and e.player == 0)
+    assert len(judge.offers) == moves_by_0 and set(judge.offers) == {1}
+    assert not any(e.accepted for e in events if e.kind == "resign")
+
+
+def test_resignations_in_a_match_reach_the_crawford_game_and_the_end():
+    events = []
+    result = play((Resigner(1), Judge(True)), 1, seed=6, rules=Rules(match_length=3), watch=events.append)
+    assert result.scores.tolist() == [[0, 3]] and result.games.tolist() == [3]
+    assert [e.crawford for e in events if e.kind == "start"] == [False, False, True]
+    assert [e.scores for e in events if e.kind == "end"] == [(0, 1), (0, 2), (0, 3)]

@@ -5,11 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.terminal import GameOver, Quit, TerminalGame
+from app.terminal import Quit, TerminalGame
 from engine.board import starting_board
 
 PROMPTS = ("roll> ", "move> ", "take or pass> ")
@@ -153,12 +154,51 @@ _PROMPT_LINES = st.text(max_size=300) | st.sampled_from(
 def test_fuzz_the_play_prompt_answers_or_refuses(prompt, line, tmp_path_factory, monkeypatch):
     monkeypatch.chdir(tmp_path_factory.getbasetemp())  # where a fuzzed 'save FILE' may write
     game = _game()
-    game.cube, game.owner, game.score = 1, -1, [0, 0]
+    game.offer = 0
     try:
         if prompt == "move":
             after = game.move_command(line, starting_board(), (6, 4))
             assert after is None or after.shape == (26,)
         else:
-            assert game.before_roll(line, starting_board()) in (True, False)
-    except (Quit, GameOver):  # 'quit', an accepted resignation, a passed double: the game's own ways to end
+            assert game.before_roll(line, starting_board()) in ("roll", "double", None)
+    except Quit:  # 'quit': the session's own way to end
         pass
+
+
+class Doomed:
+    """A stand-in evaluator: whoever is on roll loses a gammon. The bot declines any single resignation."""
+
+    name, checkers = "doomed", 15
+
+    def probabilities(self, boards):
+        return np.tile([0.0, 0.0, 0.0, 1.0, 0.0], (len(boards), 1))
+
+    def score_afterstates(self, boards):
+        return np.zeros(len(boards))
+
+
+def scripted(evaluator, lines, **options) -> tuple[TerminalGame, list[str]]:
+    """A session fed ``lines`` (then quit), and everything it printed."""
+    answers, out = iter(lines), []
+    game = TerminalGame(evaluator, read=lambda: next(answers, "quit"),
+                        write=lambda *a, **k: out.append(" ".join(map(str, a))), **options)
+    game.run()
+    return game, out
+
+
+def test_a_declined_resignation_leaves_the_roll_to_play():
+    """Seed 0: you open with 6-4."""
+    game, out = scripted(Doomed(), ["resign", "resign", "24/18 13/9"], seed=0)
+    assert "The bot declines your resignation of a single." in game.record
+    assert "The bot has just declined a resignation: play this roll." in out
+    assert "You roll 6-4 and play 24/18 13/9." in game.record and game.record[-1] == "Session ended."
+
+
+def test_resigning_every_game_loses_a_match_through_its_crawford_game():
+    from models.players import load_analyst
+
+    game, out = scripted(load_analyst("default"), ["resign"] * 50, seed=0, length=3)
+    assert game.record.count("You resign a single; the bot accepts.") == 3
+    assert "New game (the Crawford game: no cube). Opening roll: you 6, bot 4." not in game.record  # game 1
+    assert sum(line.startswith("New game (the Crawford game") for line in game.record) == 1
+    assert game.record[-1] == "The bot wins the match 0-3." and game.score == [0, 3]

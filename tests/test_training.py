@@ -135,10 +135,21 @@ def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
     assert fitted["step"] == "fitted" and fitted["positions"] == 500  # its own 200 and gen1's 300
     nets = load_weights(second).net.nets
     assert nets["contact"].hidden == (24,) and nets["race"].hidden == (16,)
+    # Relabelled: gen1's positions (each once, none of gen3's own) get labels from gen2's search.
+    third = tmp_path / "gen3"
+    generation(second, third, replace(config, seed=7, fresh="", relabel=True), progress=False)
+    replayed = np.unique(np.load(tmp_path / "gen2" / "positions.npy"), axis=0)
+    own = {b.tobytes() for b in np.load(third / "positions.npy")}
+    replayed = replayed[[b.tobytes() not in own for b in replayed]]
+    relabels = np.load(third / "relabels.npy")
+    assert len(relabels) == len(replayed) > 0
+    searched = label_positions(load_weights(second), replayed[:5], 1, chunk=5, partial=tmp_path / "p.npz",
+                               progress=False)
+    assert np.allclose(relabels[:5], searched, atol=1e-6)
     with pytest.raises(GammonError, match="gen0 has no labelled positions"):
         generation(first, tmp_path / "gen1b" / "gen1", replace(config, replay=1), progress=False)
     with pytest.raises(GammonError, match="--fresh"):
-        generation(first, tmp_path / "gen3", replace(config, replay=0, fresh="crashed=8"), progress=False)
+        generation(first, tmp_path / "gen4", replace(config, replay=0, fresh="crashed=8"), progress=False)
 
 
 def test_a_hash_split_holds_out_each_position_whatever_the_batch_it_comes_in():

@@ -13,6 +13,9 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    the player on roll, from the model's own ``plies``-deep search
    (:func:`engine.analysis.position_probs`), bear-offs answered by the exact databases.
    Labelling runs in chunks; finished chunks are kept in ``labels.partial.npz``.
+   With ``--relabel`` the replayed generations' positions (each once) are labelled
+   anew by this generation's search too (``relabels.npy``), so that every target of
+   the fit comes from one teacher, the best so far, not from the weaker ones before.
 3. **Fit** (``model.pt``): supervised cross-entropy from the labels to each class net's
    softmax, starting from the current weights (or from random ones, wider, for the nets
    named by ``--fresh``), on this generation's positions and those of the ``--replay``
@@ -63,6 +66,7 @@ class DistillConfig:
     device: str = "auto"  # where the nets run (labels and fit): auto (a GPU when present), cpu, cuda
     chunk: int = 500  # positions labelled per step
     replay: int = 0  # earlier generations (sibling folders genK) whose positions and labels join the fit
+    relabel: bool = False  # label the replayed positions anew with this generation's search (else keep their labels)
     fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: e.g. contact=512
 
 
@@ -112,18 +116,47 @@ def collect_positions(evaluator, count: int, explore: float, seed: int, progress
 
 
 def label_positions(evaluator, boards: np.ndarray, plies: int, chunk: int, partial: Path,
-                    progress: bool = True) -> np.ndarray:
-    """(N, 6) result distributions from ``plies``-deep search, in chunks saved to ``partial`` as they finish."""
+                    progress: bool = True, save_every: float = 60.0) -> np.ndarray:
+    """(N, 6) result distributions from ``plies``-deep search, in chunks.
+
+    The finished chunks are saved to ``partial`` at most every ``save_every`` seconds (and
+    at the end), so that a killed run resumes near where it stopped without rewriting an
+    ever-growing file after every chunk.
+    """
     done = np.load(partial)["labels"] if partial.exists() else np.zeros((0, 6), np.float32)
     labels = [done]
     bar = tqdm(total=len(boards), initial=len(done), unit="pos", desc=f"labels ({plies}-ply)", disable=not progress)
+    saved = time.perf_counter()
     for start in range(len(done), len(boards), chunk):
         labels.append(result_labels(position_probs(evaluator, boards[start:start + chunk], plies)))
         bar.update(len(labels[-1]))
-        so_far = np.concatenate(labels)
-        atomic_write(partial, lambda f, so_far=so_far: np.savez(f, labels=so_far))
+        if time.perf_counter() - saved >= save_every or start + chunk >= len(boards):
+            labels = [np.concatenate(labels)]
+            atomic_write(partial, lambda f, so_far=labels[0]: np.savez(f, labels=so_far))
+            saved = time.perf_counter()
     bar.close()
     return np.concatenate(labels)
+
+
+def labelled_once(boards: np.ndarray, labels_file: Path, evaluator, config: DistillConfig, log: Path,
+                  progress: bool) -> np.ndarray:
+    """The labels of ``boards`` in ``labels_file``: loaded if there, else searched (resumably), saved and logged."""
+    if not labels_file.exists():
+        started = time.perf_counter()
+        partial = labels_file.with_suffix(".partial.npz")
+        labels = label_positions(evaluator, boards, config.plies, config.chunk, partial, progress)
+        save_array(labels_file, labels)
+        partial.unlink(missing_ok=True)
+        append_log(log, {"step": labels_file.stem, "plies": config.plies, "count": len(labels),
+                         "seconds": round(time.perf_counter() - started, 1)})
+    return np.load(labels_file)
+
+
+def replayed_positions(boards: np.ndarray, earlier: list[Path]) -> np.ndarray:
+    """The earlier generations' positions, each once and none of ``boards``, in a fixed order (for resuming)."""
+    pool = np.unique(np.concatenate([np.load(folder / "positions.npy") for folder in earlier]), axis=0)
+    new = {board.tobytes() for board in boards}
+    return pool[np.array([board.tobytes() not in new for board in pool], dtype=bool)]
 
 
 # -- 3. fit ------------------------------------------------------------------------------------
@@ -276,17 +309,15 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
                          **{name: int(n) for name, n in zip(CLASS_NAMES, classes)}})
     boards = np.load(positions_file)
 
-    labels_file = out / "labels.npy"
-    if not labels_file.exists():
-        started = time.perf_counter()
-        labels = label_positions(evaluator, boards, config.plies, config.chunk, out / "labels.partial.npz", progress)
-        save_array(labels_file, labels)
-        (out / "labels.partial.npz").unlink(missing_ok=True)
-        append_log(log, {"step": "labels", "plies": config.plies, "count": len(labels),
-                         "seconds": round(time.perf_counter() - started, 1)})
-    labels = np.load(labels_file)
-    boards = np.concatenate([boards] + [np.load(folder / "positions.npy") for folder in earlier])
-    labels = np.concatenate([labels] + [np.load(folder / "labels.npy") for folder in earlier])
+    labels = labelled_once(boards, out / "labels.npy", evaluator, config, log, progress)
+    if config.relabel and earlier:
+        replayed = replayed_positions(boards, earlier)
+        boards = np.concatenate([boards, replayed])
+        labels = np.concatenate([labels, labelled_once(replayed, out / "relabels.npy", evaluator, config, log,
+                                                       progress)])
+    else:
+        boards = np.concatenate([boards] + [np.load(folder / "positions.npy") for folder in earlier])
+        labels = np.concatenate([labels] + [np.load(folder / "labels.npy") for folder in earlier])
     for name, hidden in widths.items():  # after labelling: the search labels with the nets as they were
         model.nets[name] = TDNet(model.nets[name].encoding, (hidden,)).to(model.device)
 

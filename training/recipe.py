@@ -49,6 +49,9 @@ RECIPES = {
                           epochs=80),
             # and once more from those weights, on its own search's labels too
             DistillConfig(positions=100_000, seed=19, replay=8, split="hash", cosine=True, epochs=30, lr=2e-4),
+            # every earlier position labelled again by this model's search: one teacher for all the targets
+            DistillConfig(positions=100_000, seed=20, replay=9, relabel=True, split="hash", cosine=True, epochs=40,
+                          lr=3e-4),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
