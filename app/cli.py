@@ -1,8 +1,8 @@
 """The ``gammon`` command line: one parser, sub-commands by theme, one way to report faults.
 
 The themes live beside this file: :mod:`app.analyse` (show, moves, eval, hint, cube,
-rollout), :mod:`app.play` (demo, play, match, serve) and :mod:`app.tools` (train,
-bench). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
+rollout), :mod:`app.review` (analyze: whole matches), :mod:`app.play` (demo, play, match,
+serve) and :mod:`app.tools` (train, bench). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
 that cannot be read or written) ends with one line on stderr and exit code 2; any
 other exception is a bug and keeps its traceback.
 """
@@ -15,7 +15,7 @@ import sys
 
 from engine.errors import GammonError
 
-from . import analyse, play, tools
+from . import analyse, play, review, tools
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Backgammon engine: exact vectorized rules, position formats, analysis, bots.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for theme in (analyse, play, tools):
+    for theme in (analyse, review, play, tools):
         theme.register(sub)
     return parser
 

@@ -167,19 +167,22 @@ class RankedMove:
 
 
 def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0,
-               cube: Cube = Cube()) -> list[RankedMove]:
+               cube: Cube = Cube(), also: np.ndarray | None = None) -> list[RankedMove]:
     """Every legal play of ``dice``, best first.
 
     A match ``cube`` is valued as in money play (:meth:`Cube.for_money`). As gnubg's move
     filter does, the choice is made among the moves searched deepest:
     they come first, by cubeful equity, and the moves the filter left at 0-ply follow
-    them (by their 0-ply figures), never ranked above a searched move.
+    them (by their 0-ply figures), never ranked above a searched move. ``also`` (an
+    afterstate, e.g. the move a player chose) is searched deep whatever the filter says.
     """
     afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None])
     probs = searched_afterstates(evaluator, afterstates.boards, 0)
     depth = np.zeros(len(probs), dtype=int)
     if plies > 0:
         keep = filter_leaders(cubeless_equity(probs), afterstates.offsets)
+        if also is not None:
+            keep = np.union1d(keep, np.flatnonzero((afterstates.boards == np.asarray(also)).all(axis=1)))
         probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies)
         depth[keep] = plies
     equity = cubeless_equity(probs)

@@ -148,3 +148,39 @@ class Recorder:
             if action.kind in ("take", "beaver"):
                 value = action.value
         return value
+
+
+MATCH_SUFFIXES = (".mat", ".sgf")
+
+
+def load_match(path) -> MatchLog:
+    """A .mat or .sgf file (by its suffix) as a MatchLog."""
+    from pathlib import Path
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".mat":
+        from .matfile import load_mat
+
+        return load_mat(path)
+    if suffix == ".sgf":
+        from .sgf import load_sgf
+
+        return load_sgf(path)
+    raise MatchFileError(f"a match file ends in .mat or .sgf; got {suffix or 'no suffix'}", str(path))
+
+
+def save_match(log: MatchLog, path) -> None:
+    """Write ``log`` as .mat or .sgf, by the suffix of ``path`` (atomically)."""
+    from pathlib import Path
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".mat":
+        from .matfile import save_mat
+
+        save_mat(log, path)
+    elif suffix == ".sgf":
+        from .sgf import save_sgf
+
+        save_sgf(log, path)
+    else:
+        raise MatchFileError(f"a match file ends in .mat or .sgf; got {suffix or 'no suffix'}", str(path))

@@ -18,8 +18,6 @@ atomic rename. Format version 2 holds a model; version 1 files (one net) still l
 from __future__ import annotations
 
 import datetime as _dt
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +27,7 @@ from torch import nn
 from engine.board import CLASS_NAMES, CONTACT, CRASHED, position_class
 from engine.errors import GammonError
 from engine.evaluator import afterstate_equity
+from engine.files import atomic_write
 from engine.probability import cumulative_probs
 
 from .encoding import encoder, extends
@@ -179,24 +178,6 @@ def save_weights(path: str | Path, model: ClassNets | TDNet, **meta) -> None:
         "meta": meta,
     }
     atomic_write(path, lambda f: torch.save(payload, f))
-
-
-def atomic_write(path: Path, write) -> None:
-    """Call ``write(binary_file)`` and put the result at ``path`` whole or not at all
-    (unique temporary file beside it, fsync, rename): a crash never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; weights and data are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def load_payload(path: str | Path) -> dict:

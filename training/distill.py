@@ -44,9 +44,10 @@ from engine.bearoff import WithBearoff
 from engine.board import CLASS_NAMES, flip, position_class
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
+from engine.files import atomic_write
 from engine.game import play_games, random_policy, result_points
 from engine.probability import exclusive_results
-from models.network import NetEvaluator, TDNet, atomic_write, load_payload, model_from_payload, save_weights
+from models.network import NetEvaluator, TDNet, load_payload, model_from_payload, save_weights
 from training.train import append_log
 
 

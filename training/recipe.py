@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.errors import GammonError
-from models.network import atomic_write, load_weights
+from engine.files import atomic_write
+from models.network import load_weights
 from training.distill import DistillConfig, generation
 from training.train import Config, append_log, evaluate_vs_pubeval, read_log, train
 

@@ -32,12 +32,12 @@ from tqdm import tqdm
 from engine.board import starting_board, variant_checkers
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
+from engine.files import atomic_write
 from engine.game import best_in_groups, duplicate_duel, play
 from engine.probability import RESULT_POINTS, afterstate_probs, exclusive_results
 from models.network import (
     NetEvaluator,
     WeightsError,
-    atomic_write,
     build_model,
     load_payload,
     model_from_payload,

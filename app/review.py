@@ -1,0 +1,185 @@
+"""``gammon analyze``: a whole match (or a folder of them) judged decision by decision, printed, as JSON and as HTML.
+
+    gammon analyze match.mat --ply 1 --json out.json --html report.html
+    gammon analyze matches/                     # a summary per file and per player
+
+The analysis is :func:`engine.match_analysis.analyse`; this module reads the files,
+shows the progress, prints the summary and writes the reports. The HTML report is one
+file with everything inline (styles, the equity graph and the boards as SVG): it opens
+from disk, with no server and no network.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from tqdm import tqdm
+
+from engine.errors import GammonError
+from engine.files import atomic_text
+from engine.match_analysis import BLUNDER, DOUBTFUL, ERROR, MatchAnalysis, analyse
+from engine.matchlog import MATCH_SUFFIXES, load_match
+from engine.replay import replay
+from engine.svg import board_svg
+
+from .arguments import between, model_option
+
+SUMMARY_ROWS = [  # (label, PlayerStats field)
+    ("decisions (unforced)", "decisions"), ("error rate (mp/decision)", "error_rate_mp"), ("PR", "pr"),
+    ("checker loss (mp)", "checker_loss_mp"), ("cube loss (mp)", "cube_loss_mp"), ("doubtful", "doubtful"),
+    ("errors", "errors"), ("blunders", "blunders"), ("missed doubles", "missed_doubles"),
+    ("wrong doubles", "wrong_doubles"), ("wrong takes", "wrong_takes"), ("wrong passes", "wrong_passes"),
+    ("luck (mp, total)", "luck_mp"), ("luck (mp/roll)", "luck_per_roll_mp"),
+]
+
+
+def match_files(path: Path) -> list[Path]:
+    """``path`` itself, or the .mat and .sgf files of a folder, sorted."""
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in MATCH_SUFFIXES)
+        if not files:
+            raise GammonError(f"{path}: no .mat or .sgf files in this folder")
+        return files
+    if not path.exists():
+        raise GammonError(f"{path}: no such file")
+    return [path]
+
+
+def summary_table(result: MatchAnalysis) -> str:
+    names = [p.name for p in result.players]
+    width = max(12, *(len(n) for n in names))
+    lines = [f"{'':<26}" + "".join(f"{n:>{width + 2}}" for n in names)]
+    for label, key in SUMMARY_ROWS:
+        lines.append(f"{label:<26}" + "".join(f"{getattr(p, key):>{width + 2}}" for p in result.players))
+    return "\n".join(lines)
+
+
+def cmd_analyze(args) -> int:
+    from models.players import load_analyst
+
+    files = match_files(Path(args.file))
+    if len(files) > 1 and (args.json or args.html):
+        raise GammonError("--json and --html take one match file; give a file, not a folder")
+    logs = [load_match(f) for f in files]  # every file read (and checked) before the long part starts
+    for log in logs:
+        replay(log)
+    evaluator = load_analyst(args.model)
+    totals: dict[str, list[float]] = {}  # name -> [decisions, loss in mp, luck in mp, rolls]
+    for path, log in zip(files, logs):
+        count = sum(len(g.actions) for g in log.games)
+        with tqdm(total=count, unit="decision", desc=path.name, disable=args.quiet, leave=False) as bar:
+            result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update)
+        print(f"{path}: {'money session' if not log.length else f'{log.length}-point match'}, "
+              f"{len(log.games)} games, {log.players[0]} {log.final_score[0]} - {log.players[1]} "
+              f"{log.final_score[1]}; analysed at {args.ply}-ply")
+        print(summary_table(result) + "\n")
+        for stats in result.players:
+            row = totals.setdefault(stats.name, [0, 0.0, 0.0, 0])
+            row[0] += stats.decisions
+            row[1] += stats.error_rate_mp * stats.decisions
+            row[2] += stats.luck_mp
+            row[3] += stats.rolls
+        if args.json:
+            atomic_text(args.json, json.dumps(result.as_dict(), indent=1))
+            print(f"wrote {args.json}")
+        if args.html:
+            atomic_text(args.html, html_report(result, path.name))
+            print(f"wrote {args.html}")
+    if len(files) > 1:
+        print(f"{len(files)} files; per player over all of them:")
+        print(f"{'player':<24}{'decisions':>10}{'error rate (mp)':>17}{'PR':>7}{'luck (mp/roll)':>16}")
+        for name, (decisions, loss, luck, rolls) in sorted(totals.items()):
+            rate = loss / max(decisions, 1)
+            print(f"{name:<24}{decisions:>10}{rate:>17.2f}{rate / 2:>7.2f}{luck / max(rolls, 1):>16.2f}")
+    return 0
+
+
+# -- the HTML report -------------------------------------------------------------------------
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+td, th { padding: 0.25em 0.8em; border-bottom: 1px solid #ddd; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.blunder { color: #b00020; } .error { color: #c25e00; } .doubtful { color: #7a6a00; }
+.decision { display: flex; gap: 1.5em; align-items: center; margin: 1.5em 0; }
+.decision svg.board { width: 30em; height: auto; }
+"""
+
+
+def equity_graph(result: MatchAnalysis, width: int = 900, height: int = 260) -> str:
+    """An SVG line of player 0's standing before each move (MWC in a match, cubeless equity in money play)."""
+    points = result.graph
+    match = bool(result.log.length)
+    low, high = (0.0, 1.0) if match else (min(-1.0, *(v for _, v in points)), max(1.0, *(v for _, v in points)))
+    pad = 30
+
+    def xy(i: int, v: float) -> tuple[float, float]:
+        x = pad + (width - 2 * pad) * i / max(len(points) - 1, 1)
+        return x, height - pad - (height - 2 * pad) * (v - low) / (high - low)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+             f'height="{height}" role="img" aria-label="equity graph">',
+             f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fafafa"/>']
+    middle = xy(0, 0.5 if match else 0.0)[1]
+    parts.append(f'<line x1="{pad}" y1="{middle:.1f}" x2="{width - pad}" y2="{middle:.1f}" stroke="#bbb"/>')
+    for i in range(1, len(points)):  # a faint line where each game starts
+        if points[i][0] != points[i - 1][0]:
+            x = xy(i, low)[0]
+            parts.append(f'<line x1="{x:.1f}" y1="{pad}" x2="{x:.1f}" y2="{height - pad}" stroke="#ddd"/>')
+    line = " ".join("{:.1f},{:.1f}".format(*xy(i, v)) for i, (_, v) in enumerate(points))
+    parts.append(f'<polyline fill="none" stroke="#1565c0" stroke-width="2" points="{line}"/>')
+    label = f"{result.log.players[0]}'s {'match winning chance' if match else 'cubeless equity'}"
+    parts.append(f'<text x="{pad}" y="18" font-size="13">{html.escape(label)}; a faint line starts each game</text>')
+    for v in ((0.0, 0.5, 1.0) if match else (low, 0.0, high)):
+        parts.append(f'<text x="2" y="{xy(0, v)[1] + 4:.1f}" font-size="10">{v:.2g}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def html_report(result: MatchAnalysis, title: str) -> str:
+    log = result.log
+    names = [html.escape(p.name) for p in result.players]
+    rows = "".join(f"<tr><td>{label}</td>" + "".join(f"<td>{getattr(p, key)}</td>" for p in result.players)
+                   + "</tr>" for label, key in SUMMARY_ROWS)
+    worst = [j for j in result.judged if j.grade in ("error", "blunder")]
+    items = []
+    for j in worst:
+        d = j.decision
+        who = names[d.player]
+        what = f"rolls {d.dice[0]}-{d.dice[1]}" if d.dice else {"cube": "cube decision", "take": "answer"}[d.kind]
+        board = board_svg(d.board, d.state, title=d.gnubgid,
+                          names=(result.log.players[d.state.on_roll], result.log.players[1 - d.state.on_roll]))
+        board = board.replace("<svg ", '<svg class="board" ', 1)
+        items.append(
+            f'<div class="decision">{board}<div>'
+            f'<p><b>Game {d.game}</b>, line {d.line}: {who} {what}</p>'
+            f'<p>played <b>{html.escape(j.played)}</b><br>best <b>{html.escape(j.best)}</b></p>'
+            f'<p class="{j.grade}">{j.grade}: {1000 * j.loss:.0f} mp{", " + j.cube_error if j.cube_error else ""}</p>'
+            f"</div></div>")
+    kind = "money session" if not log.length else f"{log.length}-point match"
+    final = log.final_score
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1><p>{kind}, {len(log.games)} games: {names[0]} {final[0]} - "
+            f"{names[1]} {final[1]}. Analysed at {result.plies}-ply. Doubtful from {1000 * DOUBTFUL:.0f} mp, "
+            f"error from {1000 * ERROR:.0f}, blunder from {1000 * BLUNDER:.0f} (per unit of the cube).</p>"
+            f"<table><tr><th></th><th>{names[0]}</th><th>{names[1]}</th></tr>{rows}</table>"
+            f"<h2>Over the match</h2>{equity_graph(result)}"
+            f"<h2>Errors and blunders ({len(worst)})</h2>{''.join(items) or '<p>None.</p>'}"
+            f"</body></html>")
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("analyze", help="analyse a whole match or session (.mat or .sgf), or a folder of them")
+    parser.add_argument("file", help="a .mat or .sgf file, or a folder of them")
+    parser.add_argument("--ply", type=between(0, 2), default=0, help="search depth of the analysis (default 0)")
+    parser.add_argument("--no-cube", action="store_true", help="judge the checker plays only")
+    parser.add_argument("--json", help="write the analysis as JSON to this file")
+    parser.add_argument("--html", help="write a report to look at (one HTML file, opens from disk)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    model_option(parser)
+    parser.set_defaults(run=cmd_analyze)

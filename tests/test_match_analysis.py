@@ -1,0 +1,91 @@
+"""Whole matches: replayed through the rules (faults named by game and line) and judged decision by decision."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from engine.cubeful import EvaluatorPlayer
+from engine.game import Rules, play
+from engine.match_analysis import analyse
+from engine.matchlog import Action, MatchFileError, Recorder
+from engine.replay import replay
+from models.players import load_analyst
+
+NET = load_analyst("default")
+
+
+def recorded(players, length: int, seed: int, names=("alice", "bob")):
+    recorder = Recorder(names, length)
+    result = play(players, 1, seed=seed, rules=Rules(match_length=length), watch=recorder)
+    return recorder.log, result
+
+
+class Blundering(EvaluatorPlayer):
+    """The net, except that it never doubles and plays the worst move on its ``blunder_at``-th turn."""
+
+    def __init__(self, blunder_at: int):
+        super().__init__(NET)
+        self.turn, self.blunder_at, best = 0, blunder_at, self.policy
+
+        def policy(afterstates):
+            self.turn += 1
+            if self.turn != self.blunder_at:
+                return best(afterstates)
+            scores = NET.score_afterstates(afterstates.boards)
+            return np.array([int(np.argmin(scores))])
+
+        self.policy = policy
+
+    def doubles(self, boards, cubes):
+        return np.zeros(len(boards), dtype=bool)
+
+
+def test_a_recorded_match_replays_to_its_own_score():
+    player = EvaluatorPlayer(NET)
+    log, result = recorded((player, player), 5, seed=1)
+    decisions = replay(log)
+    assert log.final_score == tuple(result.scores[0]) and max(log.final_score) >= 5
+    assert sum(d.kind == "move" for d in decisions) == sum(a.kind == "move" for g in log.games for a in g.actions)
+    assert sum(d.kind == "take" for d in decisions) == sum(a.kind == "double" for g in log.games for a in g.actions)
+    assert all(d.gnubgid.count(":") == 1 for d in decisions)
+
+
+def test_replay_names_the_game_and_line_of_what_the_rules_forbid():
+    player = EvaluatorPlayer(NET)
+    log, _ = recorded((player, player), 3, seed=2)
+    game = log.games[0]
+    first = next(i for i, a in enumerate(game.actions) if a.kind == "move" and a.dice[0] != a.dice[1])
+    game.actions[first] = replace(game.actions[first], move="24/1", line=17)
+    with pytest.raises(MatchFileError, match=r"game 1, line 17: .*'s \d\d: "):
+        replay(log)
+
+    log, _ = recorded((player, player), 3, seed=2)
+    log.games[1].score = (5, 0)
+    with pytest.raises(MatchFileError, match="game 2: the score before this game is 5-0"):
+        replay(log)
+
+    log, _ = recorded((player, player), 3, seed=2)
+    log.games[0].points += 1
+    with pytest.raises(MatchFileError, match="game 1: the record says .* wins"):
+        replay(log)
+
+    log, _ = recorded((player, player), 3, seed=2)
+    log.games[0].actions.insert(0, Action(0, "double", value=2, line=4))
+    with pytest.raises(MatchFileError, match="line 4: no double before the opening roll"):
+        replay(log)
+
+
+def test_the_analysis_finds_a_planted_blunder_and_the_missed_doubles():
+    log, _ = recorded((Blundering(blunder_at=6), EvaluatorPlayer(NET)), 0, seed=7)
+    result = analyse(log, NET, plies=0)
+    alice, bob = result.players
+    blunders = [j for j in result.judged if j.grade == "blunder" and j.decision.kind == "move"]
+    assert [j.decision.player for j in blunders] == [0]  # the planted one, and nothing by the net itself
+    sixth = [j for j in result.judged if j.decision.kind == "move" and j.decision.player == 0][5]
+    assert blunders[0] is sixth and sixth.played != sixth.best
+    assert alice.missed_doubles >= 1 and alice.wrong_doubles == 0
+    assert bob.blunders == 0 and bob.error_rate_mp < 5 and alice.error_rate_mp > bob.error_rate_mp
+    report = result.as_dict()
+    assert {"name", "decisions", "error_rate_mp", "pr", "luck_mp"} <= set(report["players"][0])
+    assert {"position", "action", "best", "loss_mp"} <= set(report["decisions"][0])
