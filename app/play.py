@@ -18,6 +18,7 @@ from engine.cubeful import EvaluatorPlayer, duplicate_series
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import Rules, duplicate_duel, play_games
+from engine.matchlog import Recorder, check_match_path, save_match
 
 from .arguments import at_least, between, model_option
 from .external import Bot, ExternalPlayerServer
@@ -80,14 +81,24 @@ def cmd_match(args) -> int:
     b = EvaluatorPlayer(evaluators[1], cube_plies=args.cube_ply,
                         move_plies=args.ply if args.b_ply is None else args.b_ply)
     n = args.matches if args.length else args.games
+    recorder = None
+    if args.record:
+        if args.cubeless and not args.length:
+            raise GammonError("--record writes cubeful games or matches (.mat, .sgf); drop --cubeless")
+        check_match_path(args.record)
+        recorder = Recorder((args.a, args.b), args.length, jacoby=args.jacoby, beavers=args.beavers,
+                            variant=args.variant)
     with tqdm(total=n, unit="match" if args.length else "game", disable=args.json or not sys.stderr.isatty()) as bar:
         if args.length or not args.cubeless:
-            stats = duplicate_series(a, b, n, seed=args.seed, rules=rules, progress=bar.update)
+            stats = duplicate_series(a, b, n, seed=args.seed, rules=rules, progress=bar.update, watch=recorder)
         else:
 
             stats = duplicate_duel(a.policy, b.policy, n, seed=args.seed, variant=args.variant).as_dict()
             bar.update(n)
     report = {"a": args.a, "b": args.b, "seed": args.seed, "cubeless": bool(args.cubeless and not args.length), **stats}
+    if recorder is not None:
+        save_match(recorder.log, args.record)
+        print(f"the first {'match' if args.length else 'game'} is saved in {args.record}", file=sys.stderr)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -185,11 +196,13 @@ def register(sub) -> None:
     match.add_argument("--cube-ply", type=int, default=0, choices=range(0, 3), help="cube decision depth (default 0)")
     match.add_argument("--seed", type=int, default=0)
     match.add_argument("--json", action="store_true")
+    match.add_argument("--record", help="save the first match (or money game) to this .mat or .sgf file")
     match.set_defaults(run=cmd_match)
 
     play = sub.add_parser("play", help="play against the bot in the terminal (type moves like 24/18 13/11)")
     model_option(play)
     play.add_argument("--length", type=int, default=0, help="play a match to this many points (default: money games)")
     play.add_argument("--seed", type=int, default=None, help="dice seed, for a reproducible session")
-    play.add_argument("--record", help="save the game record to this file at the end")
+    play.add_argument("--record", help="save the session to this file at the end: a .mat or .sgf match file "
+                                       "(GNU Backgammon opens it), or any other name for the text transcript")
     play.set_defaults(run=cmd_play)

@@ -29,6 +29,7 @@ from engine.cubeful import EvaluatorPlayer
 from engine.errors import GammonError
 from engine.game import GameEvent, Rules, play
 from engine.match import cube_decision
+from engine.matchlog import MATCH_SUFFIXES, Recorder, save_match
 from engine.met import MAX_AWAY
 from engine.notation import MoveError, find_play, format_move, legal_plays
 
@@ -71,6 +72,7 @@ class TerminalGame:
         if record_path and not Path(record_path).resolve().parent.is_dir():
             # Say so now, not after a whole session has been played.
             raise GammonError(f"--record {record_path}: the folder {Path(record_path).parent} does not exist")
+        self.match = Recorder(("you", "bot"), length)  # the session as a match file (.mat, .sgf)
 
     # -- input and output ------------------------------------------------------------------
     def ask(self, prompt: str) -> str:
@@ -96,9 +98,13 @@ class TerminalGame:
         self.write(f"cube {self.cube.value} ({holder}); {score}")
 
     def write_record(self, path) -> None:
-        """Write the game record to ``path``; a path that cannot be written is a GammonError naming it."""
+        """Write the session to ``path``: a match file for .mat and .sgf, else the transcript; a path that
+        cannot be written is a GammonError naming it."""
         try:
-            Path(path).write_text("\n".join(self.record) + "\n")
+            if Path(path).suffix.lower() in MATCH_SUFFIXES:
+                save_match(self.match.log, path)
+            else:
+                Path(path).write_text("\n".join(self.record) + "\n")
         except (OSError, ValueError) as exc:  # no such folder, no permission, a NUL in the name, a full disk
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise GammonError(f"cannot save the game record to {path}: {reason}") from None
@@ -128,6 +134,7 @@ class TerminalGame:
 
     def hear(self, event: GameEvent) -> None:
         """The game loop's events, told to the person and kept in the record."""
+        self.match(event)
         you = event.player == YOU
         who, does = ("You", "") if you else ("The bot", "s")
         if event.kind == "start":

@@ -84,11 +84,12 @@ class EvaluatorPlayer:
 
 
 def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = Rules(), chunk: int = 500,
-                     progress=None) -> dict:
+                     progress=None, watch=None) -> dict:
     """A against B over ``n`` money games or matches (even), duplicate dice, from A's side.
 
     Each dice stream is played twice with the seats swapped; the 95% CI is over those
     pairs. Games run in chunks of ``chunk`` slots; ``progress(k)`` hears of each k done.
+    ``watch`` hears the events of the first chunk with A seated first (see :func:`play`).
     """
     if n < 4 or n % 2:
         raise GammonError(f"duplicate play comes in pairs: n must be even and >= 4; got {n}")
@@ -96,8 +97,9 @@ def duplicate_series(player_a, player_b, n: int, seed: int = 0, rules: Rules = R
     a_results, turns, passes, games = [], 0, 0, 0
     for first in range(0, half, chunk):
         size = min(chunk, half - first)
-        runs = [play(pair, size, seed=seed * 1_000_003 + first, rules=rules)
-                for pair in ((player_a, player_b), (player_b, player_a))]
+        runs = [play(pair, size, seed=seed * 1_000_003 + first, rules=rules,
+                     watch=watch if (first, seat) == (0, 0) else None)
+                for seat, pair in enumerate(((player_a, player_b), (player_b, player_a)))]
         if rules.match_length:
             a_results.append(((runs[0].winner == 0).astype(float) + (runs[1].winner == 1)) / 2)
         else:

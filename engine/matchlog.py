@@ -169,6 +169,17 @@ def load_match(path) -> MatchLog:
     raise MatchFileError(f"a match file ends in .mat or .sgf; got {suffix or 'no suffix'}", str(path))
 
 
+def check_match_path(path) -> None:
+    """Refuse, before playing, a match file name that :func:`save_match` could not write."""
+    from pathlib import Path
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in MATCH_SUFFIXES:
+        raise MatchFileError(f"a match file ends in .mat or .sgf; got {suffix or 'no suffix'}", str(path))
+    if not Path(path).resolve().parent.is_dir():
+        raise MatchFileError(f"the folder {Path(path).parent} does not exist", str(path))
+
+
 def save_match(log: MatchLog, path) -> None:
     """Write ``log`` as .mat or .sgf, by the suffix of ``path`` (atomically)."""
     from pathlib import Path
