@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import bisect
 import codecs
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from .board import flip, starting_board
 from .errors import GammonError
+from .files import atomic_text
 from .matchlog import RESIGN_NAMES, Action, GameLog, MatchFileError, MatchLog
 from .notation import LegalPlay, find_play, format_move, legal_plays
 
@@ -656,19 +655,5 @@ def write_sgf(log: MatchLog) -> str:
 
 
 def save_sgf(log: MatchLog, path) -> None:
-    """Write ``log`` to ``path`` as .sgf (UTF-8), whole or not at all: a temporary file in the same folder
-    is renamed over it."""
-    text = write_sgf(log)
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise MatchFileError(f"cannot write the file: {exc.strerror or exc}", str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes the file private; a match record is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``log`` to ``path`` as .sgf (UTF-8), whole or not at all."""
+    atomic_text(path, write_sgf(log))
