@@ -114,8 +114,9 @@ class GameEvent:
     """One thing that happened in slot ``slot`` of :func:`play`, for its ``watch``; ``player`` is 0 or 1.
 
     ``kind`` is one of:
-    ``start``: a game begins with the opening roll ``dice`` (player 0's die first), ``crawford`` when it is
-    the Crawford game; ``move``: ``player`` rolled ``dice`` and played ``move`` (gnubg notation, "" when it
+    ``start``: a game begins with the opening roll ``dice`` (player 0's die first) and the cube at ``value``
+    (above 1 after automatic doubles), ``crawford`` when it is the Crawford game; ``move``: ``player``
+    rolled ``dice`` and played ``move`` (gnubg notation, "" when it
     could not move) from ``board`` (seen from it); ``double``: ``player`` turns the cube to ``value``;
     ``take``, ``pass``, ``beaver``: ``player`` answers a double (a beaver turns the cube to ``value``);
     ``resign``: ``player`` offers ``value`` points and the opponent ``accepted`` or not; ``end``: ``player``
@@ -250,7 +251,7 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
         if watch is not None:
             for g in slots[first_move[slots]]:
                 watch(GameEvent("start", int(g), int(player[g]), (int(dice[g, 0]), int(dice[g, 1])),
-                                crawford=bool(crawford[g])))
+                                value=int(cube[g]), crawford=bool(crawford[g])))
 
     def new_game(slots: np.ndarray) -> None:
         """A fresh game in ``slots``: starting position, centered cube, this pass's opening rolls."""

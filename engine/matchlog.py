@@ -73,6 +73,7 @@ class GameLog:
     points: int = 0
     crawford: bool = False
     line: int = 0  # where the game starts in its file
+    cube: int = 1  # the cube when the game starts (above 1 after automatic doubles)
 
 
 @dataclass
@@ -121,7 +122,8 @@ class Recorder:
             return
         games = self.log.games
         if event.kind == "start":
-            games.append(GameLog(len(games) + 1, (self.score[0], self.score[1]), crawford=event.crawford))
+            games.append(GameLog(len(games) + 1, (self.score[0], self.score[1]), crawford=event.crawford,
+                                 cube=max(event.value, 1)))
             return
         game = games[-1]
         if event.kind == "move":
@@ -143,7 +145,7 @@ class Recorder:
     @staticmethod
     def cube_value(game: GameLog) -> int:
         """The cube's value at the end of ``game``'s actions so far."""
-        value = 1
+        value = game.cube
         for action in game.actions:
             if action.kind in ("take", "beaver"):
                 value = action.value

@@ -1,7 +1,8 @@
 """Replay a :class:`~engine.matchlog.MatchLog` through the rules: every decision with its position.
 
-Each game starts from the starting position with a centred 1-cube at the score before
-it. Every move must be legal for its dice (:func:`engine.notation.find_play`), every cube
+Each game starts from the starting position with a centred cube (1, or what automatic
+doubles made it) at the score before it. Every move must be legal for its dice
+(:func:`engine.notation.find_play`), every cube
 action allowed (access to the cube, not in the Crawford game), and each recorded result
 must be what the actions give; otherwise a :class:`~engine.matchlog.MatchFileError`
 names the file, the game and the line. What comes out is the list of decisions the
@@ -62,7 +63,7 @@ class _Table:
         self.log, self.game, self.crawford = log, game, crawford
         self.board = starting_board(log.variant)  # seen from ``on_roll``
         self.on_roll: int | None = None  # unknown until the first move
-        self.cube, self.owner, self.turned = 1, -1, False
+        self.cube, self.owner, self.turned = game.cube, -1, False
         self.moves = 0
         self.offer: Action | None = None  # a double or resignation waiting for its answer
         self.doubled = False  # the player on roll doubled this turn (the cube decision is made)
