@@ -89,3 +89,30 @@ def test_the_analysis_finds_a_planted_blunder_and_the_missed_doubles():
     report = result.as_dict()
     assert {"name", "decisions", "error_rate_mp", "pr", "luck_mp"} <= set(report["players"][0])
     assert {"position", "action", "best", "loss_mp"} <= set(report["decisions"][0])
+
+
+def test_gammon_analyze_reports_a_gnubg_match_as_text_json_and_html(tmp_path, capsys):
+    import json
+    import shutil
+    from pathlib import Path
+
+    from app.cli import main
+
+    match = Path(__file__).parent / "data" / "sgf" / "match5.sgf"
+    out, page = tmp_path / "a.json", tmp_path / "a.html"
+    assert main(["analyze", str(match), "--json", str(out), "--html", str(page), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "5-point match" in printed and "error rate (mp/decision)" in printed
+    report = json.loads(out.read_text())
+    assert [p["name"] for p in report["players"]] == ["gnubg", "root"]
+    assert all(d["position"].count(":") == 1 for d in report["decisions"])
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") >= 2 and "http" not in html.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")  # nothing fetched from a network
+
+    folder = tmp_path / "matches"
+    folder.mkdir()
+    shutil.copy(match, folder / "one.sgf")
+    (folder / "two.sgf").write_text(match.read_text()[:-40])  # cut short: refused before any analysis
+    assert main(["analyze", str(folder), "--quiet"]) == 2
+    assert "two.sgf" in capsys.readouterr().err
