@@ -16,6 +16,7 @@ gnubg's ``import mat`` reads it back.
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,12 +61,11 @@ _MAX_NUMBER = 6  # digits in a score, a cube value or a point count: more is jun
 
 @dataclass
 class _Cell:
-    """One entry of a move line: who (by its column), what, and where it stands."""
+    """One entry of a move line: who (by its column), what, and on which line."""
 
     side: int
     kind: str  # roll, double, beaver, take, drop, wins
     line: int
-    column: int
     dice: tuple[int, int] | None = None
     move: str = ""
     value: int = 0
@@ -245,7 +245,7 @@ def _read_line(reader: _Reader, state: _GameState, raw: str, line: int, row: int
 
 
 def _cells(reader: _Reader, raw: str, position: int, line: int):
-    """The cells of ``raw`` from ``position`` on, each with its column."""
+    """The cells of ``raw`` from ``position`` on, each given to the player whose column it starts in."""
     while True:
         while position < len(raw) and raw[position].isspace():
             position += 1
@@ -256,13 +256,13 @@ def _cells(reader: _Reader, raw: str, position: int, line: int):
             cell, position = _roll_cell(reader, raw, roll, side, line)
         elif cube := _CUBE.match(raw, position):
             kind = "double" if cube.group(1).lower() == "doubles" else "beaver"  # a raccoon is a beaver's beaver
-            cell = _Cell(side, kind, line, position, value=reader.number(cube.group(2), "cube value", line))
+            cell = _Cell(side, kind, line, value=reader.number(cube.group(2), "cube value", line))
             position = cube.end()
         elif answer := _ANSWER.match(raw, position):
-            cell = _Cell(side, {"takes": "take", "drops": "drop"}[answer.group(1).lower()], line, position)
+            cell = _Cell(side, {"takes": "take", "drops": "drop"}[answer.group(1).lower()], line)
             position = answer.end()
         elif wins := _WINS.match(raw, position):
-            cell = _Cell(side, "wins", line, position, value=reader.number(wins.group(1), "points", line))
+            cell = _Cell(side, "wins", line, value=reader.number(wins.group(1), "points", line))
             position = wins.end()
         else:
             raise reader.fail(f"cannot read {_shown(raw[position:].split()[0])}: expected a roll like '31:', "
@@ -283,7 +283,7 @@ def _roll_cell(reader: _Reader, raw: str, roll: re.Match, side: int, line: int) 
         parse_move(move)
     except GammonError as exc:
         raise reader.fail(f"the move after {digits}: {exc}", line) from None
-    return _Cell(side, "roll", line, roll.start(), (int(digits[0]), int(digits[1])), move), end
+    return _Cell(side, "roll", line, (int(digits[0]), int(digits[1])), move), end
 
 
 class _GameState:
@@ -440,6 +440,13 @@ def write_mat(log: MatchLog) -> str:
         if not name.strip() or ":" in name or "\n" in name or name != name.strip():
             raise MatchFileError(f"player {player}'s name {name!r} cannot stand in a .mat file (it must be "
                                  "non-empty, without ':', line breaks or spaces at its ends)", log.file)
+    for index, game in enumerate(log.games, start=1):
+        if game.number != index:
+            raise MatchFileError(f"cannot write it: game {game.number} stands at place {index} (a .mat file "
+                                 "numbers its games 1, 2, 3, ...)", log.file, game.number)
+        if game.cube != 1:
+            raise MatchFileError(f"cannot write it: the game starts with the cube at {game.cube} (automatic "
+                                 "doubles), which a .mat file cannot show", log.file, game.number)
     parts = [_header_text(log), f" {log.length} point match\n\n"]
     parts.extend(_game_text(log, game) for game in log.games)
     return "".join(parts)
@@ -605,7 +612,7 @@ def _offer_value(action: Action, value: int, fault) -> int:
 def _roll_text(action: Action, fault) -> str:
     """``31: 8/5 6/5 `` as gnubg writes it: bar as 25, off as 0, a space after each of fewer than four steps."""
     dice = action.dice
-    if dice is None or len(dice) != 2 or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
+    if dice is None or len(dice) != 2 or not all(isinstance(d, numbers.Integral) and 1 <= d <= 6 for d in dice):
         raise fault(action, f"a move needs two dice 1..6; got {dice}")
     move = _OFF.sub("0", _BAR.sub("25", " ".join(action.move.split())))
     try:
