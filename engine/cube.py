@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .errors import GammonError
-from .met import MAX_AWAY, match_equity
+from .met import MAX_AWAY, TABLE_AWAY, match_equity
 
 OWNERS = ("centered", "me", "opponent")  # "me" is the player on roll
 PASS, TAKE, BEAVER = 0, 1, 2  # answers to a double
@@ -48,7 +48,8 @@ class Cube:
             return
         my_away, opp_away = self.away
         if not (1 <= my_away <= MAX_AWAY and 1 <= opp_away <= MAX_AWAY):
-            raise GammonError(f"each player is 1- to {MAX_AWAY}-away; got {my_away} and {opp_away}")
+            raise GammonError(f"each player is 1- to {MAX_AWAY}-away (Kazaross-XG2's 1- to {TABLE_AWAY}-away, "
+                             f"extended); got {my_away} and {opp_away}")
         if self.crawford and (my_away == 1) == (opp_away == 1):
             raise GammonError("the Crawford game needs exactly one player 1-away")
         if self.jacoby or self.beavers:

@@ -105,7 +105,7 @@ class Rules:
 
     def __post_init__(self):
         if not 0 <= self.match_length <= MAX_AWAY:
-            raise GammonError(f"match length must be 1..{MAX_AWAY} (the match equity table's size), or 0 for money; "
+            raise GammonError(f"match length must be 1..{MAX_AWAY} (match equity's reach), or 0 for money; "
                              f"got {self.match_length}")
 
 
