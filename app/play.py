@@ -65,8 +65,8 @@ def cmd_play(args) -> int:
             raise EOFError
         return line
 
-    game = TerminalGame(load_analyst(args.model), length=args.length, seed=args.seed, read=read, write=print,
-                        record_path=args.record)
+    game = TerminalGame(load_analyst(args.model, variant=args.variant), length=args.length, seed=args.seed, read=read,
+                        write=print, record_path=args.record, variant=args.variant)
     return game.run()
 
 
@@ -203,6 +203,7 @@ def register(sub) -> None:
     model_option(play)
     play.add_argument("--length", type=int, default=0, help="play a match to this many points (default: money games)")
     play.add_argument("--seed", type=int, default=None, help="dice seed, for a reproducible session")
+    play.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
     play.add_argument("--record", help="save the session to this file at the end: a .mat or .sgf match file "
                                        "(GNU Backgammon opens it), or any other name for the text transcript")
     play.set_defaults(run=cmd_play)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.analysis import cube_efficiency, position_probs, rank_moves
-from engine.board import pip_counts, render
+from engine.board import pip_counts, render, variant_checkers
 from engine.cube import PASS, TAKE, Cube
 from engine.cubeful import EvaluatorPlayer
 from engine.errors import GammonError
@@ -50,7 +50,8 @@ class Quit(Exception):
 class TerminalGame:
     """A session of the person (player 0, X) against the bot (player 1, O): one money game, or a match."""
 
-    def __init__(self, evaluator, length: int = 0, seed: int | None = None, read=input, write=print, record_path=None):
+    def __init__(self, evaluator, length: int = 0, seed: int | None = None, read=input, write=print, record_path=None,
+                 variant: str = "standard"):
         if not hasattr(evaluator, "probabilities"):
             raise GammonError(f"the bot needs probability estimates (a network or gnubg); "
                              f"{getattr(evaluator, 'name', evaluator)!r} only scores moves")
@@ -72,7 +73,8 @@ class TerminalGame:
         if record_path and not Path(record_path).resolve().parent.is_dir():
             # Say so now, not after a whole session has been played.
             raise GammonError(f"--record {record_path}: the folder {Path(record_path).parent} does not exist")
-        self.match = Recorder(("you", "bot"), length)  # the session as a match file (.mat, .sgf)
+        self.variant = variant
+        self.match = Recorder(("you", "bot"), length, variant=variant)  # the session as a match file (.mat, .sgf)
 
     # -- input and output ------------------------------------------------------------------
     def ask(self, prompt: str) -> str:
@@ -91,7 +93,7 @@ class TerminalGame:
 
     def show(self, board_you: np.ndarray) -> None:
         """The board from the person's side, with the cube and the score."""
-        self.write(render(board_you, names=("X (you)", "O (bot)")))
+        self.write(render(board_you, variant_checkers(self.variant), names=("X (you)", "O (bot)")))
         holder = {"centered": "centered", "me": "yours", "opponent": "the bot's"}[self.cube.owner]
         score = ("money" if not self.length
                  else f"match to {self.length}, score you {self.score[YOU]} - bot {self.score[BOT]}")
@@ -121,7 +123,8 @@ class TerminalGame:
     # -- a session -------------------------------------------------------------------------
     def run(self) -> int:
         try:
-            result = play((self, self.bot), 1, seed=self.seed, rules=Rules(match_length=self.length), watch=self.hear)
+            rules = Rules(match_length=self.length, variant=self.variant)
+            result = play((self, self.bot), 1, seed=self.seed, rules=rules, watch=self.hear)
             if self.length:
                 you, bot = (int(v) for v in result.scores[0])
                 self.log(f"{'You win' if you >= self.length else 'The bot wins'} the match {you}-{bot}.")

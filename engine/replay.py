@@ -92,8 +92,9 @@ class _Table:
 
 
 def _crawford_games(log: MatchLog) -> set[int]:
-    """Numbers of the games that are Crawford games by the scores before them (none in money play)."""
-    if not log.length or not log.crawford:
+    """Numbers of the games that are Crawford games by the scores before them (none in money play, and
+    none in a 1-point match, where nobody can gain by doubling anyway)."""
+    if log.length <= 1 or not log.crawford:
         return set()
     for game in log.games:
         if max(game.score) == log.length - 1:
@@ -104,16 +105,18 @@ def _crawford_games(log: MatchLog) -> set[int]:
 def replay(log: MatchLog) -> list[Decision]:
     """Every decision of ``log``, in order; a MatchFileError at the first thing the rules forbid."""
     decisions: list[Decision] = []
-    score = [0, 0]
+    score = list(log.games[0].score) if log.games else [0, 0]  # a file may hold one game from mid-match
     crawford_games = _crawford_games(log)
     for game in log.games:
         if tuple(game.score) != tuple(score):
             raise MatchFileError(f"the score before this game is {game.score[0]}-{game.score[1]}, but the games "
                                  f"before add up to {score[0]}-{score[1]}", log.file, game.number, game.line or None)
         table = _Table(log, game, game.number in crawford_games)
-        for action in game.actions:
+        for action, following in zip(game.actions, game.actions[1:] + [None]):
             if table.result is not None:
                 raise table.fault(action, f"{action.kind} after the game ended")
+            if _rolled_then_resigned(action, following):
+                continue  # the roll was never played: no move to judge
             decisions.extend(_act(table, action))
         if game.winner is None:
             if game is not log.games[-1]:
@@ -127,6 +130,12 @@ def replay(log: MatchLog) -> list[Decision]:
                                     f"gives {table.name(winner)} {points}")
         score[game.winner] += game.points
     return decisions
+
+
+def _rolled_then_resigned(action: Action, following: Action | None) -> bool:
+    """A roll written with no move, and the same player's resignation next (how .mat files show it)."""
+    return (action.kind == "move" and not action.move and following is not None and following.kind == "resign"
+            and following.player == action.player)
 
 
 def _act(table: _Table, action: Action) -> list[Decision]:

@@ -116,3 +116,18 @@ def test_gammon_analyze_reports_a_gnubg_match_as_text_json_and_html(tmp_path, ca
     (folder / "two.sgf").write_text(match.read_text()[:-40])  # cut short: refused before any analysis
     assert main(["analyze", str(folder), "--quiet"]) == 2
     assert "two.sgf" in capsys.readouterr().err
+
+
+def test_every_gnubg_fixture_and_a_one_point_match_replay_through_the_rules():
+    from pathlib import Path
+
+    from engine.matchlog import load_match
+
+    data = Path(__file__).parent / "data"
+    files = sorted((data / "matches").glob("*.mat")) + sorted((data / "sgf").glob("*.sgf"))
+    assert len(files) >= 8
+    for path in files:
+        assert replay(load_match(path)), path
+    player = EvaluatorPlayer(NET)
+    log, result = recorded((player, player), 1, seed=5)
+    assert replay(log) and max(log.final_score) >= 1

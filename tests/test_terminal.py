@@ -202,3 +202,28 @@ def test_resigning_every_game_loses_a_match_through_its_crawford_game():
     assert "New game (the Crawford game: no cube). Opening roll: you 6, bot 4." not in game.record  # game 1
     assert sum(line.startswith("New game (the Crawford game") for line in game.record) == 1
     assert game.record[-1] == "The bot wins the match 0-3." and game.score == [0, 3]
+
+
+def test_a_hypergammon_game_plays_to_the_end_at_the_prompt():
+    """Three checkers a side: the board, the moves and the result follow the variant."""
+    from models.players import load_analyst
+
+    out: list[str] = []
+    hinted = [False]
+
+    def answer() -> str:  # roll, take, and at the move prompt the bot's own first hint
+        last = out[-1]
+        if last.endswith("roll> "):
+            return "roll"
+        if last.endswith("take or pass> "):
+            return "take"
+        hinted[0] = not hinted[0]
+        if hinted[0]:
+            return "hint"
+        return next(line for line in reversed(out) if "  1. " in line).split("1. ")[1].split("  equity")[0].strip()
+
+    game = TerminalGame(load_analyst("default", variant="hypergammon"), seed=4, read=answer,
+                        write=lambda *a, end="\n", **k: out.append(" ".join(map(str, a)) + end), variant="hypergammon")
+    game.run()
+    assert any(line.startswith(("You win", "The bot wins")) for line in game.record), game.record[-5:]
+    assert "Session ended." not in game.record and sum(game.score) >= 1
