@@ -1,6 +1,6 @@
 """Match play: cube decisions and cubeful match winning chances at a match score.
 
-Match winning chances (MWC) come from the Kazaross-XG2 table (:mod:`engine.met`); the
+Match winning chances (MWC) come from the Kazaross-XG2 table, continued past 25-away (:mod:`engine.met`); the
 score, the cube and the Crawford game are a :class:`engine.cube.Cube` with ``away`` set.
 Cube decisions follow gnubg's 0-ply match
 model (eval.c, matchequity.c): the cubeless probabilities give a dead-cube MWC (each
