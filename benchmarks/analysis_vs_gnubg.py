@@ -73,16 +73,21 @@ def main(argv=None) -> int:
     parser.add_argument("--model", default="default")
     parser.add_argument("--out", type=Path, default=Path("runs/analysis"))
     parser.add_argument("--format", choices=("sgf", "mat"), default="sgf", help="which of gnubg's files we read")
+    parser.add_argument("--reuse", action="store_true",
+                        help="analyse the matches already in --out again (another model or ply) instead of new ones")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not GNUBG.exists():
         raise SystemExit("the Debian gnubg package is not installed (apt-get install gnubg)")
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    text = subprocess.run([str(GNUBG), "-t", "-q", "-r"], input=gnubg_commands(args.matches, args.length, args.seed,
-                                                                               args.out.resolve()),
-                          capture_output=True, text=True, timeout=3 * 3600).stdout
-    (args.out / "gnubg.out").write_text(text)
+    if args.reuse:
+        text = (args.out / "gnubg.out").read_text()
+    else:
+        text = subprocess.run([str(GNUBG), "-t", "-q", "-r"],
+                              input=gnubg_commands(args.matches, args.length, args.seed, args.out.resolve()),
+                              capture_output=True, text=True, timeout=3 * 3600).stdout
+        (args.out / "gnubg.out").write_text(text)
     theirs = gnubg_statistics(text)
     gnubg_seconds = time.perf_counter() - started
     net = load_analyst(args.model)
