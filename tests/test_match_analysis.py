@@ -53,24 +53,24 @@ def test_a_recorded_match_replays_to_its_own_score():
 
 def test_replay_names_the_game_and_line_of_what_the_rules_forbid():
     player = EvaluatorPlayer(NET)
-    log, _ = recorded((player, player), 3, seed=2)
+    log, _ = recorded((player, player), 5, seed=2)
     game = log.games[0]
     first = next(i for i, a in enumerate(game.actions) if a.kind == "move" and a.dice[0] != a.dice[1])
     game.actions[first] = replace(game.actions[first], move="24/1", line=17)
     with pytest.raises(MatchFileError, match=r"game 1, line 17: .*'s \d\d: "):
         replay(log)
 
-    log, _ = recorded((player, player), 3, seed=2)
+    log, _ = recorded((player, player), 5, seed=2)
     log.games[1].score = (5, 0)
     with pytest.raises(MatchFileError, match="game 2: the score before this game is 5-0"):
         replay(log)
 
-    log, _ = recorded((player, player), 3, seed=2)
+    log, _ = recorded((player, player), 5, seed=2)
     log.games[0].points += 1
     with pytest.raises(MatchFileError, match="game 1: the record says .* wins"):
         replay(log)
 
-    log, _ = recorded((player, player), 3, seed=2)
+    log, _ = recorded((player, player), 5, seed=2)
     log.games[0].actions.insert(0, Action(0, "double", value=2, line=4))
     with pytest.raises(MatchFileError, match="line 4: no double before the opening roll"):
         replay(log)

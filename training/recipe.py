@@ -37,7 +37,8 @@ class Recipe:
 
 
 RECIPES = {
-    # The shipped model (models/default.md): about 33 minutes of TD, then about 5 per generation, on 2 cores.
+    # The shipped model (models/default.md): about 33 minutes of TD, then 5 to 18 per generation on one core;
+    # the last generation labels every earlier position again (about two hours on one core).
     "strong": Recipe(
         td=Config(games=300_000, threads=1, seed=1),
         generations=[DistillConfig(positions=100_000, seed=10 + i) for i in range(1, 6)] + [
