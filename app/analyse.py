@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from engine.advice import cube_result, hint_rows
 from engine.analysis import cube_efficiency, cubeful_equity, position_probs
-from engine.board import BoardError, flip, render
+from engine.board import VARIANTS, BoardError, flip, render, validate, variant_checkers
 from engine.cube import Cube
 from engine.formats import parse_position, position_id
 from engine.notation import legal_plays
@@ -60,12 +60,18 @@ def _prob_row(label: str, probs, equity: float) -> str:
     return f"{label:<8}" + " ".join(f"{p:7.3f}" for p in probs) + f"  {equity:+7.3f}"
 
 
+def in_variant(board, variant: str) -> None:
+    """Refuse a position with more checkers on a side than ``variant`` has (BoardError names them)."""
+    validate(board, variant_checkers(variant))
+
+
 def cmd_eval(args) -> int:
     from models.players import load_analyst
 
     board, state = parse_position(args.position)
+    in_variant(board, args.variant)
     cube = Cube.from_state(state).for_money()
-    net = load_analyst(args.model)
+    net = load_analyst(args.model, variant=args.variant)
     rows = []
     for plies in range(args.ply + 1):
         probs = position_probs(net, board[None], plies)[0]
@@ -111,7 +117,8 @@ def batch_cube(net, plies: int):
 def _run_batch(args, answer) -> int:
     from models.players import load_analyst
 
-    return run_batch(args.command, args.batch, args.out, lambda: answer(load_analyst(args.model), args.ply))
+    return run_batch(args.command, args.batch, args.out,
+                     lambda: answer(load_analyst(args.model, variant=args.variant), args.ply))
 
 
 def cmd_hint(args) -> int:
@@ -120,8 +127,9 @@ def cmd_hint(args) -> int:
     if args.batch:
         return _run_batch(args, batch_hint)
     board, state = parse_position(need_position(args))
+    in_variant(board, args.variant)
     dice = dice_for(args, state)
-    rows = hint_rows(load_analyst(args.model), board, state, dice, args.ply)
+    rows = hint_rows(load_analyst(args.model, variant=args.variant), board, state, dice, args.ply)
     if args.json:
         print(json.dumps({"position": args.position, "dice": list(dice), "moves": rows}))
         return 0
@@ -140,7 +148,9 @@ def cmd_cube(args) -> int:
     if args.batch:
         return _run_batch(args, batch_cube)
     board, state = parse_position(need_position(args))
-    result = {"position": args.position, **cube_result(load_analyst(args.model), board, state, args.ply)}
+    in_variant(board, args.variant)
+    net = load_analyst(args.model, variant=args.variant)
+    result = {"position": args.position, **cube_result(net, board, state, args.ply)}
     if args.json:
         print(json.dumps(result))
         return 0
@@ -215,6 +225,8 @@ def register(sub) -> None:
         command.add_argument("--ply", type=int, default=0 if name == "eval" else 2 if name == "cube" else 1,
                              choices=range(0, 4), help="search depth (default %(default)s)")
         model_option(command)
+        command.add_argument("--variant", default="standard", choices=sorted(VARIANTS),
+                             help="the variant of the position: its checker count decides gammons (default standard)")
         command.add_argument("--json", action="store_true")
         if name == "hint":
             command.add_argument("--dice", type=parse_dice,

@@ -202,3 +202,14 @@ def test_serve_passes_its_limits_to_the_server(monkeypatch):
     monkeypatch.setattr(ExternalPlayerServer, "serve_forever", record)
     assert main(["serve", "--port", "0", "--idle-timeout", "30", "--max-connections", "2"]) == 0
     assert seen == {"idle": 30, "connections": 2}
+
+
+def test_eval_hint_and_cube_take_a_variant_and_refuse_a_position_that_does_not_fit_it(capsys):
+    hyper = "AACgAgAAKgAAAA"  # hypergammon's starting position: three checkers a side
+    assert main(["eval", hyper, "--variant", "hypergammon", "--json"]) == 0
+    probs = json.loads(capsys.readouterr().out)["evaluations"][0]["probs"]
+    assert len(probs) == 5 and 0 < probs[0] < 1
+    assert main(["hint", hyper, "--dice", "31", "--variant", "hypergammon", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["moves"][0]["move"]
+    assert main(["cube", "4HPwATDgc/ABMA", "--variant", "hypergammon"]) == 2
+    assert "a side has only 3" in capsys.readouterr().err
