@@ -134,7 +134,7 @@ def cmd_hint(args) -> int:
         print(json.dumps({"position": args.position, "dice": list(dice), "moves": rows}))
         return 0
     print(render(board))
-    print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful money equity after the move:")
+    print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful equity after the move (EMG in a match):")
     for i, row in enumerate(rows[: args.top], 1):
         move = row["move"] or "(no move)"
         print(f"{i:>3}. {row['plies']}-ply  {move:<26} Eq.: {row['equity']:+.3f} ({row['diff']:+.3f})")

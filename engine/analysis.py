@@ -170,8 +170,10 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
                cube: Cube = Cube(), also: np.ndarray | None = None) -> list[RankedMove]:
     """Every legal play of ``dice``, best first.
 
-    A match ``cube`` is valued as in money play (:meth:`Cube.for_money`). As gnubg's move
-    filter does, the choice is made among the moves searched deepest:
+    Plays are valued by cubeful equity per unit of the cube: money equity, or at a match
+    score the match equity each play leads to, in EMG (:func:`engine.match.match_play_values`),
+    so that gammons are priced at the score. As gnubg's move filter does, the choice is
+    made among the moves searched deepest:
     they come first, by cubeful equity, and the moves the filter left at 0-ply follow
     them (by their 0-ply figures), never ranked above a searched move. ``also`` (an
     afterstate, e.g. the move a player chose) is searched deep whatever the filter says.
@@ -186,13 +188,17 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies)
         depth[keep] = plies
     equity = cubeless_equity(probs)
-    opponent_cube = cube.for_money().swapped()
-    x = cube_efficiency(flip(afterstates.boards))
-    cubeful = -cubeful_equity(swap_sides(probs), opponent_cube, x) / cube.value
-    won = result_points(afterstates.boards, evaluator.checkers)
-    if cube.jacoby and cube.owner == "centered":
-        won = np.minimum(won, 1)  # gammons count single on a centered cube
-    cubeful = np.where(won > 0, won, cubeful)
+    if cube.money:
+        x = cube_efficiency(flip(afterstates.boards))
+        cubeful = -cubeful_equity(swap_sides(probs), cube.swapped(), x) / cube.value
+        won = result_points(afterstates.boards, evaluator.checkers)
+        if cube.jacoby and cube.owner == "centered":
+            won = np.minimum(won, 1)  # gammons count single on a centered cube
+        cubeful = np.where(won > 0, won, cubeful)
+    else:
+        from .match import match_play_values  # match builds on this module
+
+        cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.checkers)
     order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
     return [
         RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),

@@ -120,7 +120,7 @@ class Cube:
         return replace(self, value=2 * self.value, owner="opponent")
 
     def for_money(self) -> Cube:
-        """The same cube valued as in money play (the score dropped): move ranking in a match uses it."""
+        """The same cube valued as in money play (the score dropped): eval's cubeful column and money rollouts."""
         return replace(self, away=None, crawford=False)
 
     def after(self, points: int) -> float:

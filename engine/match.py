@@ -21,10 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import money_cube_decision
+from .analysis import cube_efficiency, money_cube_decision
+from .board import flip
 from .cube import Cube, CubeDecision, verdict
 from .errors import GammonError
-from .probability import exclusive_results
+from .game import result_points
+from .probability import exclusive_results, swap_sides
 
 # -- outcomes and dead-cube match winning chances ---------------------------------------
 
@@ -168,6 +170,18 @@ def cubeful_mwc(probs: np.ndarray, score: Cube, x: float | np.ndarray) -> np.nda
     else:
         live = np.where(win <= they_cash_below, losing, _lerp(they_cash_below, they_cash, 1.0, everything_won, win))
     return (1.0 - x) * dead + x * live
+
+
+def match_play_values(probs: np.ndarray, boards: np.ndarray, score: Cube, checkers: int) -> np.ndarray:
+    """Each afterstate's cubeful match equity for the player who just moved, in EMG: the opponent then on
+    roll with the cube as it stands (:func:`cubeful_mwc`), or the score a finished game leads to.
+
+    ``probs`` (N, 5) are the afterstates' probabilities for the mover, ``score`` the mover's cube.
+    """
+    mine = 1.0 - cubeful_mwc(swap_sides(probs), score.swapped(), cube_efficiency(flip(boards)))
+    won = result_points(boards, checkers)
+    finished = np.array([score.after(int(w) * score.value) for w in won])
+    return to_emg(np.where(won > 0, finished, mine), score)
 
 
 # -- cube decisions -----------------------------------------------------------------------

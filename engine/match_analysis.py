@@ -4,10 +4,9 @@ The match is replayed (:func:`engine.replay.replay`) and every decision judged a
 our own best at ``plies``:
 
 - **Checker plays**: the loss is the cubeful equity of the best play less that of the play
-  made, per unit of the cube: money equity in money play (:func:`engine.analysis.rank_moves`),
-  and at a match score the match equity each play leads to, in EMG (the opponent on roll
-  with the cube as it stands, :func:`engine.match.cubeful_mwc`), so that gammons are priced
-  at the score. The played move is always searched as deep as the best. Forced plays (one
+  made, per unit of the cube (:func:`engine.analysis.rank_moves`: money equity, or at a
+  match score the match equity each play leads to, in EMG, so that gammons are priced at
+  the score). The played move is always searched as deep as the best. Forced plays (one
   legal result) are not decisions.
 - **Cube decisions**, before each roll where the player on roll had access to the cube:
   with no double (ND), double/take (DT) and double/pass (DP = +1) for the player on roll
@@ -35,14 +34,13 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .analysis import cube_efficiency, position_probs, rank_moves, searched_afterstates
-from .board import flip
 from .cube import Cube
-from .game import best_in_groups, result_points
-from .match import can_double, cube_decision, cubeful_mwc, match_equity_of_probs, to_emg
+from .game import best_in_groups
+from .match import can_double, cube_decision, match_equity_of_probs
 from .matchlog import MatchLog
 from .movegen import generate
 from .notation import format_move
-from .probability import cubeless_equity, swap_sides
+from .probability import cubeless_equity
 from .replay import Decision, replay
 
 DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
@@ -140,26 +138,11 @@ def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
 
 def _judge_move(evaluator, d: Decision, plies: int, luck: float) -> Judged:
     ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
-    played = next(i for i, m in enumerate(ranked) if np.array_equal(m.board, d.after))
-    if d.cube.money:
-        value, best = [m.cubeful for m in ranked], 0
-    else:  # at a match score, by the match equity each play leads to, among the plays searched deepest
-        value = _match_values(ranked, d.cube, evaluator.checkers).tolist()
-        deepest = ranked[0].plies
-        best = max((i for i, m in enumerate(ranked) if m.plies == deepest), key=value.__getitem__)
-    return Judged(d, format_move(d.board, ranked[played].steps) or "(no move)",
-                  format_move(d.board, ranked[best].steps) or "(no move)", max(value[best] - value[played], 0.0),
-                  len(ranked) > 1, luck=luck, equity={"played": round(value[played], 4), "best": round(value[best], 4)})
-
-
-def _match_values(ranked, cube: Cube, checkers: int) -> np.ndarray:
-    """Each play's cubeful match equity for the mover, in EMG: the opponent then on roll with the cube as it
-    stands (:func:`engine.match.cubeful_mwc`), or the score a finished game leads to."""
-    boards, probs = np.stack([m.board for m in ranked]), np.stack([m.probs for m in ranked])
-    mine = 1.0 - cubeful_mwc(swap_sides(probs), cube.swapped(), cube_efficiency(flip(boards)))
-    won = result_points(boards, checkers)
-    finished = np.array([cube.after(int(w) * cube.value) for w in won])
-    return to_emg(np.where(won > 0, finished, mine), cube)
+    played = next(m for m in ranked if np.array_equal(m.board, d.after))
+    best = ranked[0]
+    return Judged(d, format_move(d.board, played.steps) or "(no move)", format_move(d.board, best.steps) or "(no move)",
+                  max(best.cubeful - played.cubeful, 0.0), len(ranked) > 1, luck=luck,
+                  equity={"played": round(played.cubeful, 4), "best": round(best.cubeful, 4)})
 
 
 def _judge_cube(evaluator, d: Decision, plies: int) -> Judged | None:
