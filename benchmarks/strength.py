@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.board import VARIANTS  # noqa: E402
 from engine.evaluator import evaluator_policy  # noqa: E402
 from engine.game import duplicate_duel  # noqa: E402
 from models.players import load_player  # noqa: E402
@@ -30,14 +31,18 @@ def main(argv=None) -> int:
     parser.add_argument("b", help="player B")
     parser.add_argument("--games", type=int, default=10_000, help="games in all, an even number (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    parser.add_argument("--variant", default="standard", choices=sorted(VARIANTS),
+                        help="the variant both play (default standard)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
-    a, b = load_player(args.a, seed=args.seed + 1), load_player(args.b, seed=args.seed + 2)
+    a = load_player(args.a, seed=args.seed + 1, variant=args.variant)
+    b = load_player(args.b, seed=args.seed + 2, variant=args.variant)
     started = time.perf_counter()
-    stats = duplicate_duel(evaluator_policy(a), evaluator_policy(b), args.games, seed=args.seed)
+    stats = duplicate_duel(evaluator_policy(a), evaluator_policy(b), args.games, seed=args.seed, variant=args.variant)
     seconds = time.perf_counter() - started
-    report = {"a": args.a, "b": args.b, "seed": args.seed, **stats.as_dict(), "seconds": round(seconds, 1)}
+    report = {"a": args.a, "b": args.b, "seed": args.seed, "variant": args.variant, **stats.as_dict(),
+              "seconds": round(seconds, 1)}
     if args.json:
         print(json.dumps(report))
     else:
