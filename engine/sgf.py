@@ -455,7 +455,7 @@ def _read_game(log: MatchLog, line: int, nodes: list[_Node], ordinal: int) -> Ga
             _check_same_match(log, root)
         else:
             _start_match(log, root, nodes[0])
-        game = GameLog(root.number, root.score, crawford="CrawfordGame" in root.rules, line=line)
+        game = GameLog(root.number, root.score, crawford="CrawfordGame" in root.rules, line=line, cube=root.cube)
         state = _Game(root.variant, root.cube, root.names)
         for node in nodes[1:]:
             at = node.line
@@ -523,12 +523,6 @@ def load_sgf(path) -> MatchLog:
 
 def _property(name: str, *values: str) -> str:
     return name + "".join(f"[{_escape(v)}]" for v in values)
-
-
-def _start_cube(game: GameLog) -> int:
-    """The cube a game starts with: 1, or half the first double's value when automatic doubles raised it."""
-    first = next((a for a in game.actions if a.kind == "double"), None)
-    return max(1, first.value // 2) if first is not None and first.value else 1
 
 
 def _rules(log: MatchLog, game: GameLog) -> list[str]:
@@ -615,7 +609,7 @@ def _write_resignation(state: _Game, game: GameLog, index: int) -> tuple[str, bo
 
 def _write_game(log: MatchLog, game: GameLog) -> str:
     """One game tree; the play is replayed, so an illegal move or a misplaced cube action is an error."""
-    cube = _start_cube(game)
+    cube = game.cube
     state = _Game(log.variant, cube, log.players)
     nodes, resigned, index = [], False, 0
     while index < len(game.actions):

@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 from engine.board import flip, starting_board
-from engine.game import result_points
-from engine.matchlog import Action, GameLog, MatchFileError, MatchLog
+from engine.cubeful import EvaluatorPlayer
+from engine.game import Rules, play, result_points
+from engine.matchlog import Action, GameLog, MatchFileError, MatchLog, Recorder
 from engine.notation import legal_plays
 from engine.sgf import load_sgf, read_sgf, save_sgf, write_sgf
 
@@ -394,3 +395,29 @@ def test_gnubg_loads_what_we_write_and_saves_every_move_again(make, tmp_path):
     assert back.games == ours.games
     assert (back.players, back.length, back.event, back.date, back.place, back.comment) == (
         ours.players, ours.length, ours.event, ours.date, ours.place, ours.comment)
+
+
+def test_a_game_that_starts_with_the_cube_raised_keeps_it_through_a_round_trip():
+    """Automatic doubles: the game starts at 2 (CV[2]) and the first double turns it to 4."""
+    player = EvaluatorPlayer(Stand())
+    recorder = Recorder(("alice", "bob"), 0)
+    play((player, player), 1, seed=11, rules=Rules(automatic_doubles=3), watch=recorder)
+    log = recorder.log
+    assert log.games[0].cube > 1, "seed 11 starts with a tied opening roll"
+    back = read_sgf(write_sgf(log))
+    assert back.games[0].cube == log.games[0].cube and f"CV[{log.games[0].cube}]" in write_sgf(log)
+
+
+class Stand:
+    """A stand-in evaluator: every position even, moves scored at random (no torch)."""
+
+    name, checkers = "stand", 15
+
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+
+    def probabilities(self, boards):
+        return np.tile([0.5, 0.1, 0.0, 0.1, 0.0], (len(boards), 1))
+
+    def score_afterstates(self, boards):
+        return self.rng.random(len(boards))
