@@ -175,6 +175,11 @@ def cmd_cube(args) -> int:
 def cmd_rollout(args) -> int:
     from models.players import load_analyst
 
+    from .rollouts import batch_rollout, refuse_batch_options
+
+    if args.batch:
+        return batch_rollout(args)
+    refuse_batch_options(args)
     board, state = parse_position(need_position(args))
     net = load_analyst(args.model)
     with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
@@ -242,7 +247,14 @@ def register(sub) -> None:
     roll.add_argument("--games", type=at_least(36, 36), default=1296, help="games (a multiple of 36; default 1296)")
     roll.add_argument("--truncate", type=at_least(1), default=None, help="stop after N turns and score with the net")
     roll.add_argument("--cubeful", action="store_true", help="money rollout with the cube (the position's cube state)")
-    roll.add_argument("--seed", type=int, default=0)
+    roll.add_argument("--seed", type=at_least(0), default=0)
     model_option(roll)
     roll.add_argument("--json", action="store_true")
+    roll.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id), rolled out in shards")
+    roll.add_argument("--out", help="where --batch writes its JSON Lines results (OUT.shards keeps finished work)")
+    roll.add_argument("--workers", type=at_least(1), default=None,
+                      help="--batch: processes playing shards (default 1); with --ray, the most tasks in flight")
+    roll.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
+                      help="--batch on Ray: 'auto' (the default) joins this machine's Ray or starts one; "
+                           "ADDRESS joins a cluster")
     roll.set_defaults(run=cmd_rollout)

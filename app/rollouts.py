@@ -1,0 +1,335 @@
+"""``gammon rollout --batch IN --out OUT``: many rollouts, played in this process, a process pool or on Ray.
+
+IN is JSON Lines read and checked as for ``hint --batch`` (:mod:`app.batch`): ``{"id": ...,
+"gnubgid" | "position_id": ...}``. OUT gets one record per non-blank line, in input order: the
+id and the cubeless rollout (games, probs, equity, std_error, ci95, truncated), or the error
+record of a bad line. Run times are left out of OUT so that the same run always writes the
+same bytes; the closing line on stderr gives them.
+
+The work is cut into shards (:mod:`engine.shards`) that a *runner* plays: this process
+(``--workers 1``), a pool of ``--workers K`` processes, or Ray tasks (``--ray auto`` joins the
+machine's Ray or starts one, ``--ray ADDRESS`` joins a cluster). Whoever plays them, the
+numbers are the same. Finished shards go to the store ``OUT.shards`` as they come in, so a run
+stopped for any reason resumes when started again the same way; OUT is written atomically once
+every shard is in, and the store is then deleted. A worker process that dies costs only the
+shards it was playing: the pool is restarted for the rest, Ray retries the task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import multiprocessing
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from engine.errors import GammonError
+from engine.files import atomic_write
+from engine.shards import BlockStats, Shard, ShardStore, combine, plan, play_shard
+
+from .batch import TooLong, answer_line, read_lines
+
+BLOCK_GAMES = 432  # 12 x 36: a 1296-game rollout is 3 shards of about a second each, long enough to hide the overhead
+MAX_RETRIES = 3  # times a shard is played again after its worker process died
+TIMING = ("seconds", "games_per_s")  # differ from run to run, so they stay out of OUT
+INSTALL_RAY = "--ray needs Ray, the optional extra: pip install -e '.[distributed]'"
+
+Runner = Callable[[list[Shard]], Iterator[tuple[Shard, BlockStats]]]
+
+
+class ShardError(GammonError):
+    """Shards that could not be played (workers kept dying, the cluster went away); finished ones are kept."""
+
+
+# -- the input -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One non-blank input line: its id and board, or the error record that answers it."""
+
+    line: int
+    ident: object = None
+    board: np.ndarray | None = None
+    error: str | None = None
+
+
+def read_batch(source) -> list[Entry]:
+    """Every non-blank line of the binary ``source``, checked by :func:`app.batch.answer_line`."""
+    entries, boards = [], []
+
+    def keep(board, state, dice) -> dict:
+        boards.append(board)  # played later, in shards; the dice of a Match ID play no part in a rollout
+        return {}
+
+    for number, raw in read_lines(source):
+        if raw is not TooLong and not raw.strip():
+            continue  # blank lines are allowed and skipped
+        boards.clear()
+        text, ok = answer_line(number, raw, keep)
+        entries.append(Entry(number, json.loads(text)["id"], boards[0]) if ok else Entry(number, error=text))
+    return entries
+
+
+def _sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str) -> dict:
+    """What decides every shard's numbers: a store made with other options cannot be resumed."""
+    from models.players import DEFAULT_MODEL
+
+    weights = DEFAULT_MODEL if model == "default" else Path(model)
+    return {"input_sha256": _sha256(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
+            "model": model, "model_sha256": _sha256(weights) if weights.is_file() else None}
+
+
+# -- playing shards ------------------------------------------------------------------------
+
+_EVALUATORS: dict[str, object] = {}
+
+
+def evaluator(model: str):
+    """The analyst ``model``, loaded once per process (a worker plays many shards)."""
+    if model not in _EVALUATORS:
+        from models.players import load_analyst
+
+        _EVALUATORS[model] = load_analyst(model)
+    return _EVALUATORS[model]
+
+
+def play_block(model: str, truncate: int | None, shard: Shard) -> BlockStats:
+    """The task every runner runs: one shard, played by ``model``."""
+    return play_shard(evaluator(model), shard, truncate)
+
+
+def _one_thread() -> None:
+    """Worker processes share the cores among themselves; torch's own threads would oversubscribe them."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def in_process(task) -> Runner:
+    """Play the shards one after another in this process."""
+    return lambda shards: ((shard, task(shard)) for shard in shards)
+
+
+def process_pool(task, workers: int) -> Runner:
+    """Play the shards on ``workers`` processes; when one dies, the rest of the work goes to a fresh pool."""
+
+    def run(shards: list[Shard]) -> Iterator[tuple[Shard, BlockStats]]:
+        left = list(shards)
+        for _ in range(MAX_RETRIES + 1):
+            finished = set()
+            for shard, stats in _pool_pass(left, task, workers):
+                finished.add(shard.key)
+                yield shard, stats
+            left = [shard for shard in left if shard.key not in finished]
+            if not left:
+                return
+        raise ShardError(f"worker processes died {MAX_RETRIES + 1} times over; the finished shards are kept: "
+                         "run the same command again to resume")
+
+    return run
+
+
+def _pool_pass(shards: list[Shard], task, workers: int) -> Iterator[tuple[Shard, BlockStats]]:
+    """Play ``shards`` on one pool until they are done or a worker dies (which breaks the whole pool)."""
+    # forkserver: a worker forked from a process whose torch has run threads can hang
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"),
+                               initializer=_one_thread)
+    queue, running = iter(shards), {}
+    try:
+        while True:
+            try:  # twice the workers in flight keeps every worker busy without queueing the whole batch
+                while len(running) < 2 * workers and (shard := next(queue, None)) is not None:
+                    running[pool.submit(task, shard)] = shard
+            except BrokenProcessPool:
+                pass  # seen below through the futures already running
+            if not running:
+                return
+            ready, _ = wait(running, return_when=FIRST_COMPLETED)
+            if any(isinstance(future.exception(), BrokenProcessPool) for future in ready):
+                ready = wait(running).done  # every future ends at once when the pool breaks
+                yield from ((running[f], f.result()) for f in ready if f.exception() is None)
+                return
+            for future in ready:
+                yield running.pop(future), future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise GammonError(INSTALL_RAY) from None
+    return ray
+
+
+def _play_on_ray(task, shard: Shard) -> BlockStats:
+    _one_thread()
+    return task(shard)
+
+
+def ray_tasks(task, address: str, in_flight: int | None) -> Runner:
+    """Play the shards as Ray tasks; a task whose worker died is retried (``max_retries``).
+
+    ``address`` is ``auto`` (the machine's running Ray, else a new local one) or a cluster's
+    address; a Ray this process is already connected to is used as it is. At most
+    ``in_flight`` tasks (default: twice the cluster's CPUs) are submitted at a time.
+    """
+    ray = _ray()  # before any work: without Ray, fail at once
+
+    def run(shards: list[Shard]) -> Iterator[tuple[Shard, BlockStats]]:
+        if not shards:
+            return
+        joined = not ray.is_initialized()
+        if joined:
+            _connect(ray, address)
+        try:
+            remote = ray.remote(max_retries=MAX_RETRIES)(_play_on_ray)
+            cap = in_flight or 2 * int(ray.cluster_resources().get("CPU", 1))
+            queue, running = iter(shards), {}
+            while True:
+                while len(running) < cap and (shard := next(queue, None)) is not None:
+                    running[remote.remote(task, shard)] = shard
+                if not running:
+                    return
+                refs = list(running)
+                ray.wait(refs, num_returns=1)  # block until one is done, then take every one that is
+                for ref in ray.wait(refs, num_returns=len(refs), timeout=0)[0]:
+                    shard = running.pop(ref)
+                    yield shard, _get(ray, ref, shard)
+        finally:
+            if joined:
+                ray.shutdown()
+
+    return run
+
+
+def _connect(ray, address: str) -> None:
+    try:
+        if address == "auto":
+            ray.init(logging_level=logging.WARNING)
+        else:
+            ray.init(address=address, logging_level=logging.WARNING)
+    except ConnectionError as exc:
+        raise ShardError(f"cannot reach the Ray cluster at {address}: {exc}") from None
+
+
+def _get(ray, ref, shard: Shard) -> BlockStats:
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError:  # the task itself raised: a bug, keep its traceback
+        raise
+    except ray.exceptions.RayError as exc:  # workers or nodes lost past max_retries
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ShardError(f"line {shard.line}, block {shard.block} was lost on Ray ({reason}); the finished "
+                         "shards are kept: run the same command again to resume") from None
+
+
+# -- the batch -----------------------------------------------------------------------------
+
+
+def store_path(out: Path) -> Path:
+    return out.with_name(out.name + ".shards")
+
+
+def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model: str, runner: Runner,
+               block: int = BLOCK_GAMES) -> int:
+    """Roll out every position of ``batch`` into ``out``, resuming from ``out.shards``; 1 when a line failed."""
+    started = time.monotonic()
+    out = Path(out)
+    if out.is_dir():
+        raise GammonError(f"--out {out} is a folder; give a file name")
+    with open(batch, "rb") as source:  # a missing input fails before anything is loaded or written
+        entries = read_batch(source)
+    evaluator(model)  # an unknown model fails here, in one line, not in every worker
+    shards = plan({e.line: e.board for e in entries if e.board is not None}, games, block, seed)
+    store = ShardStore(store_path(out), run_options(batch, games, truncate, seed, block, model))
+    try:
+        resumed = sum(shard.key in store.done for shard in shards)
+        _play(shards, store, runner)
+        atomic_write(out, lambda f: f.writelines(line.encode() + b"\n" for line in _records(entries, shards, store)))
+    except BaseException as exc:
+        store.close()  # kept for the next run to resume from
+        if isinstance(exc, KeyboardInterrupt):
+            print(f"gammon rollout: interrupted; {len(store.done)} finished shard(s) are kept in {store.path}: "
+                  "run the same command again to resume", file=sys.stderr)
+        raise
+    store.remove()
+    failed = sum(e.error is not None for e in entries)
+    note = f"; {resumed} of {len(shards)} shards resumed from {store.path}" if resumed else ""
+    print(f"gammon rollout: {len(entries) - failed} position(s) rolled out ({games} games each), {failed} failed, "
+          f"in {time.monotonic() - started:.1f} s{note}; "
+          + (f"see the 'error' field of the failed lines in {out}" if failed else f"results in {out}"),
+          file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _play(shards: list[Shard], store: ShardStore, runner: Runner) -> None:
+    """Play the shards the store lacks, keeping each as it finishes; one progress bar in games."""
+    todo = [shard for shard in shards if shard.key not in store.done]
+    with tqdm(total=sum(s.games for s in shards), initial=sum(s.games for s in shards) - sum(s.games for s in todo),
+              unit="game", disable=not sys.stderr.isatty()) as bar:
+        for shard, stats in runner(todo):
+            store.add(shard, stats)
+            bar.update(shard.games)
+
+
+def _records(entries: list[Entry], shards: list[Shard], store: ShardStore) -> Iterable[str]:
+    blocks: dict[int, list[BlockStats]] = {}
+    for shard in shards:  # in block order: the one order every run combines them in
+        blocks.setdefault(shard.line, []).append(store.done[shard.key])
+    for entry in entries:
+        if entry.error is not None:
+            yield entry.error
+            continue
+        fields = {k: v for k, v in combine(blocks[entry.line]).as_dict().items() if k not in TIMING}
+        yield json.dumps({"id": entry.ident, **fields}, allow_nan=False)
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+def runner_for(args, task) -> Runner:
+    """The runner ``--ray`` and ``--workers`` ask for."""
+    if args.ray:
+        return ray_tasks(task, args.ray, args.workers)
+    if (args.workers or 1) > 1:
+        return process_pool(task, args.workers)
+    return in_process(task)
+
+
+def batch_rollout(args) -> int:
+    """``gammon rollout --batch IN --out OUT [--ray ...] [--workers K]``."""
+    if not args.out:
+        raise GammonError("--batch needs --out FILE")
+    if args.cubeful:
+        raise GammonError("--batch rolls out cubeless; --cubeful is for one position")
+    runner = runner_for(args, partial(play_block, args.model, args.truncate))
+    return roll_batch(args.batch, args.out, games=args.games, truncate=args.truncate, seed=args.seed,
+                      model=args.model, runner=runner)
+
+
+def refuse_batch_options(args) -> None:
+    """One position is rolled out here, in this process: the batch options would do nothing."""
+    for given, name in ((args.out, "--out"), (args.workers, "--workers"), (args.ray, "--ray")):
+        if given:
+            raise GammonError(f"{name} goes with --batch IN.jsonl; one position is rolled out in this process")
