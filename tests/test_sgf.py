@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_external import Even  # tests/ is on sys.path under pytest
 
 from engine.board import flip, starting_board
 from engine.cubeful import EvaluatorPlayer
@@ -399,7 +400,7 @@ def test_gnubg_loads_what_we_write_and_saves_every_move_again(make, tmp_path):
 
 def test_a_game_that_starts_with_the_cube_raised_keeps_it_through_a_round_trip():
     """Automatic doubles: the game starts at 2 (CV[2]) and the first double turns it to 4."""
-    player = EvaluatorPlayer(Stand())
+    player = EvaluatorPlayer(Even())
     recorder = Recorder(("alice", "bob"), 0)
     play((player, player), 1, seed=11, rules=Rules(automatic_doubles=3), watch=recorder)
     log = recorder.log
@@ -407,17 +408,3 @@ def test_a_game_that_starts_with_the_cube_raised_keeps_it_through_a_round_trip()
     back = read_sgf(write_sgf(log))
     assert back.games[0].cube == log.games[0].cube and f"CV[{log.games[0].cube}]" in write_sgf(log)
 
-
-class Stand:
-    """A stand-in evaluator: every position even, moves scored at random (no torch)."""
-
-    name, checkers = "stand", 15
-
-    def __init__(self):
-        self.rng = np.random.default_rng(0)
-
-    def probabilities(self, boards):
-        return np.tile([0.5, 0.1, 0.0, 0.1, 0.0], (len(boards), 1))
-
-    def score_afterstates(self, boards):
-        return self.rng.random(len(boards))
