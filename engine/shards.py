@@ -57,6 +57,10 @@ class Shard:
     def key(self) -> tuple[int, int]:
         return self.line, self.block
 
+    @property
+    def where(self) -> str:
+        return f"line {self.line}, block {self.block}"
+
 
 @dataclass(frozen=True)
 class BlockStats:

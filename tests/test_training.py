@@ -7,12 +7,20 @@ import numpy as np
 import pytest
 import torch
 
+from engine.bearoff import WithBearoff
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import duplicate_duel
 from models.baselines import RandomEvaluator
 from models.network import WeightsError, load_weights
-from training.distill import DistillConfig, generation, held_out_rows, label_positions
+from training.distill import (
+    DistillConfig,
+    collect_positions,
+    generation,
+    held_out_rows,
+    label_positions,
+    labelling_runner,
+)
 from training.recipe import run_recipe
 from training.train import Config, train
 
@@ -143,7 +151,7 @@ def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
     replayed = replayed[[b.tobytes() not in own for b in replayed]]
     relabels = np.load(third / "relabels.npy")
     assert len(relabels) == len(replayed) > 0
-    searched = label_positions(load_weights(second), replayed[:5], 1, chunk=5, partial=tmp_path / "p.npz",
+    searched = label_positions(replayed[:5], 5, tmp_path / "p.npz", labelling_runner(load_weights(second), second, 1),
                                progress=False)
     assert np.allclose(relabels[:5], searched, atol=1e-6)
     with pytest.raises(GammonError, match="gen0 has no labelled positions"):
@@ -165,15 +173,33 @@ def test_a_hash_split_holds_out_each_position_whatever_the_batch_it_comes_in():
         held_out_rows(boards, replace(config, split="odd"))
 
 
-def test_labelling_resumes_from_its_saved_chunks(tmp_path):
-    evaluator = load_weights(train(tiny(), tmp_path / "td", progress=False))
-    boards = np.stack([np.array(b, dtype=np.int8) for b in
-                       [[0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]] * 6])
+def test_labelling_gives_the_same_labels_on_worker_processes_and_resumes_from_its_saved_chunks(tmp_path):
+    weights = train(tiny(), tmp_path / "td", progress=False)
+    evaluator = WithBearoff(load_weights(weights))  # as a generation labels
+    boards = collect_positions(evaluator, 8, 0.1, seed=1, progress=False)
+    here = labelling_runner(evaluator, weights, 1)
+    whole = label_positions(boards, 2, tmp_path / "whole.npz", here, progress=False)
+    pooled = label_positions(boards, 2, tmp_path / "pool.npz", labelling_runner(evaluator, weights, 1, workers=2),
+                             progress=False)
+    assert np.allclose(pooled, whole, atol=1e-6)
+
+    def out_of_order_then_killed(pieces):
+        for index in (1, 0, 3):
+            yield pieces[index], here([pieces[index]]).__next__()[1]
+        raise KeyboardInterrupt
+
     partial = tmp_path / "labels.partial.npz"
-    whole = label_positions(evaluator, boards, 1, chunk=2, partial=tmp_path / "whole.npz", progress=False)
-    np.savez(partial, labels=whole[:4] + 0)  # as if killed after two chunks
-    resumed = label_positions(evaluator, boards, 1, chunk=2, partial=partial, progress=False)
-    assert np.array_equal(resumed, whole)
+    with pytest.raises(KeyboardInterrupt):
+        label_positions(boards, 2, partial, out_of_order_then_killed, progress=False, save_every=0)
+    assert np.array_equal(np.load(partial)["labels"], whole[:4])  # the first two chunks; the fourth waits for the third
+    ran = []
+
+    def counting(pieces):
+        ran.extend(piece.start for piece in pieces)
+        return here(pieces)
+
+    assert np.array_equal(label_positions(boards, 2, partial, counting, progress=False), whole)
+    assert ran == [4, 6]
 
 
 def test_the_tiny_recipe_runs_every_stage_and_resumes(tmp_path):

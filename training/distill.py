@@ -29,10 +29,12 @@ what its search already knows. ``log.jsonl`` records every step.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import time
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +50,7 @@ from engine.files import atomic_write
 from engine.game import play_games, random_policy, result_points
 from engine.probability import exclusive_results
 from models.network import NetEvaluator, TDNet, load_payload, model_from_payload, save_weights
+from training.runners import Runner, in_process, process_pool, ray_tasks
 from training.train import append_log
 
 
@@ -116,22 +119,68 @@ def collect_positions(evaluator, count: int, explore: float, seed: int, progress
 # -- 2. labels ---------------------------------------------------------------------------------
 
 
-def label_positions(evaluator, boards: np.ndarray, plies: int, chunk: int, partial: Path,
-                    progress: bool = True, save_every: float = 60.0) -> np.ndarray:
-    """(N, 6) result distributions from ``plies``-deep search, in chunks.
+@dataclass(frozen=True, eq=False)
+class Chunk:
+    """Positions ``start`` onwards of a labelling, ``len(boards)`` of them: one piece of work for a runner."""
 
-    The finished chunks are saved to ``partial`` at most every ``save_every`` seconds (and
-    at the end), so that a killed run resumes near where it stopped without rewriting an
-    ever-growing file after every chunk.
+    start: int
+    boards: np.ndarray
+
+    @property
+    def key(self) -> int:
+        return self.start
+
+    @property
+    def where(self) -> str:
+        return f"positions {self.start} to {self.start + len(self.boards) - 1}"
+
+
+@dataclass(frozen=True)
+class Teacher:
+    """The weights that label, sent to worker processes and Ray tasks (so no shared file system is needed)."""
+
+    digest: str  # names the weights: a worker builds each teacher's evaluator once
+    payload: dict
+
+
+_TEACHERS: dict[str, object] = {}
+
+
+def teacher_from(model_path: Path) -> Teacher:
+    data = Path(model_path).read_bytes()
+    return Teacher(hashlib.sha256(data).hexdigest(), load_payload(model_path))
+
+
+def label_chunk(teacher, plies: int, chunk: Chunk) -> np.ndarray:
+    """The task of every runner: ``chunk``'s labels from ``teacher`` (an evaluator, or a Teacher loaded once here)."""
+    if isinstance(teacher, Teacher):
+        if teacher.digest not in _TEACHERS:
+            _TEACHERS[teacher.digest] = WithBearoff(NetEvaluator(model_from_payload(teacher.payload, "teacher")))
+        teacher = _TEACHERS[teacher.digest]
+    return result_labels(position_probs(teacher, chunk.boards, plies))
+
+
+def label_positions(boards: np.ndarray, chunk: int, partial: Path, runner: Runner, progress: bool = True,
+                    save_every: float = 60.0, desc: str = "labels") -> np.ndarray:
+    """(N, 6) result distributions, ``chunk`` positions per piece of work run by ``runner`` (a ``label_chunk`` task).
+
+    Pieces may finish in any order; the finished ones that follow each other from the first
+    are saved to ``partial`` at most every ``save_every`` seconds (and at the end), so that a
+    killed run resumes near where it stopped without rewriting an ever-growing file after
+    every piece. The labels do not depend on the runner: a search is deterministic.
     """
     done = np.load(partial)["labels"] if partial.exists() else np.zeros((0, 6), np.float32)
-    labels = [done]
-    bar = tqdm(total=len(boards), initial=len(done), unit="pos", desc=f"labels ({plies}-ply)", disable=not progress)
+    labels, waiting, upto = [done], {}, len(done)
+    bar = tqdm(total=len(boards), initial=len(done), unit="pos", desc=desc, disable=not progress)
     saved = time.perf_counter()
-    for start in range(len(done), len(boards), chunk):
-        labels.append(result_labels(position_probs(evaluator, boards[start:start + chunk], plies)))
-        bar.update(len(labels[-1]))
-        if time.perf_counter() - saved >= save_every or start + chunk >= len(boards):
+    pieces = [Chunk(start, boards[start:start + chunk]) for start in range(len(done), len(boards), chunk)]
+    for piece, found in runner(pieces):
+        waiting[piece.start] = found
+        bar.update(len(found))
+        while upto in waiting:
+            labels.append(waiting.pop(upto))
+            upto += len(labels[-1])
+        if time.perf_counter() - saved >= save_every or upto == len(boards):
             labels = [np.concatenate(labels)]
             atomic_write(partial, lambda f, so_far=labels[0]: np.savez(f, labels=so_far))
             saved = time.perf_counter()
@@ -139,13 +188,22 @@ def label_positions(evaluator, boards: np.ndarray, plies: int, chunk: int, parti
     return np.concatenate(labels)
 
 
-def labelled_once(boards: np.ndarray, labels_file: Path, evaluator, config: DistillConfig, log: Path,
+def labelling_runner(evaluator, model_path: Path, plies: int, workers: int = 1, ray: str | None = None) -> Runner:
+    """This process labels with ``evaluator``; ``workers`` processes or Ray tasks with ``model_path``'s weights."""
+    if ray or workers > 1:
+        task = partial(label_chunk, teacher_from(model_path), plies)
+        return ray_tasks(task, ray, None) if ray else process_pool(task, workers)
+    return in_process(partial(label_chunk, evaluator, plies))
+
+
+def labelled_once(boards: np.ndarray, labels_file: Path, runner: Runner, config: DistillConfig, log: Path,
                   progress: bool) -> np.ndarray:
     """The labels of ``boards`` in ``labels_file``: loaded if there, else searched (resumably), saved and logged."""
     if not labels_file.exists():
         started = time.perf_counter()
         partial = labels_file.with_suffix(".partial.npz")
-        labels = label_positions(evaluator, boards, config.plies, config.chunk, partial, progress)
+        labels = label_positions(boards, config.chunk, partial, runner, progress,
+                                 desc=f"{labels_file.stem} ({config.plies}-ply)")
         save_array(labels_file, labels)
         partial.unlink(missing_ok=True)
         append_log(log, {"step": labels_file.stem, "plies": config.plies, "count": len(labels),
@@ -284,8 +342,13 @@ def fresh_widths(spec: str, names) -> dict[str, int]:
 # -- one generation ------------------------------------------------------------------------------
 
 
-def generation(model_path: Path, out: Path, config: DistillConfig, progress: bool = True) -> Path:
-    """Run (or finish) one generation from ``model_path`` into ``out``; returns ``out / 'model.pt'``."""
+def generation(model_path: Path, out: Path, config: DistillConfig, progress: bool = True, workers: int = 1,
+               ray: str | None = None) -> Path:
+    """Run (or finish) one generation from ``model_path`` into ``out``; returns ``out / 'model.pt'``.
+
+    ``workers`` processes or Ray tasks (``ray``: auto or a cluster address) label the positions;
+    the labels, and so the weights, are the same however they are run.
+    """
     out.mkdir(parents=True, exist_ok=True)
     log, weights = out / "log.jsonl", out / "model.pt"
     if weights.exists():
@@ -310,11 +373,12 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
                          **{name: int(n) for name, n in zip(CLASS_NAMES, classes)}})
     boards = np.load(positions_file)
 
-    labels = labelled_once(boards, out / "labels.npy", evaluator, config, log, progress)
+    runner = labelling_runner(evaluator, model_path, config.plies, workers, ray)
+    labels = labelled_once(boards, out / "labels.npy", runner, config, log, progress)
     if config.relabel and earlier:
         replayed = replayed_positions(boards, earlier)
         boards = np.concatenate([boards, replayed])
-        labels = np.concatenate([labels, labelled_once(replayed, out / "relabels.npy", evaluator, config, log,
+        labels = np.concatenate([labels, labelled_once(replayed, out / "relabels.npy", runner, config, log,
                                                        progress)])
     else:
         boards = np.concatenate([boards] + [np.load(folder / "positions.npy") for folder in earlier])
@@ -339,14 +403,23 @@ def build_parser() -> argparse.ArgumentParser:
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value, help=f"(default {value})")
     parser.add_argument("--model", type=Path, required=True, help="weights to start from (and to label with)")
     parser.add_argument("--out", type=Path, required=True, help="generation folder")
+    add_worker_options(parser)
     parser.add_argument("--no-progress", action="store_true")
     return parser
+
+
+def add_worker_options(parser: argparse.ArgumentParser) -> None:
+    """``--workers`` and ``--ray``: where the labelling runs (the results are the same)."""
+    parser.add_argument("--workers", type=int, default=1, help="label positions on K processes (default 1: this one)")
+    parser.add_argument("--ray", metavar="auto|ADDRESS", help="label positions as Ray tasks: auto (this machine's Ray "
+                        "or a new local one) or a cluster's address; needs pip install -e '.[distributed]'")
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     config = DistillConfig(**{k: getattr(args, k) for k in asdict(DistillConfig())})
-    weights = generation(args.model, args.out, config, progress=not args.no_progress)
+    weights = generation(args.model, args.out, config, progress=not args.no_progress, workers=args.workers,
+                         ray=args.ray)
     print(f"weights: {weights}\nlog: {args.out / 'log.jsonl'}")
     return 0
 

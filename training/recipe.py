@@ -54,6 +54,9 @@ RECIPES = {
             # every earlier position labelled again by this model's search: one teacher for all the targets
             DistillConfig(positions=100_000, seed=20, replay=9, relabel=True, split="hash", cosine=True, epochs=40,
                           lr=3e-4),
+            # and again, taught by generation 10's search
+            DistillConfig(positions=100_000, seed=21, replay=10, relabel=True, split="hash", cosine=True, epochs=40,
+                          lr=3e-4),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
@@ -65,8 +68,11 @@ RECIPES = {
 }
 
 
-def run_recipe(name: str, out: Path, progress: bool = True) -> Path:
-    """Run (or resume) recipe ``name`` into ``out``; returns the final weights ``out / 'model.pt'``."""
+def run_recipe(name: str, out: Path, progress: bool = True, workers: int = 1, ray: str | None = None) -> Path:
+    """Run (or resume) recipe ``name`` into ``out``; returns the final weights ``out / 'model.pt'``.
+
+    ``workers`` and ``ray`` say where the generations' positions are labelled (:func:`generation`).
+    """
     if name not in RECIPES:
         raise GammonError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
     recipe = RECIPES[name]
@@ -85,7 +91,7 @@ def run_recipe(name: str, out: Path, progress: bool = True) -> Path:
                 weights = train(recipe.td, folder, resume=resume, progress=progress)
             config = asdict(recipe.td)
         else:
-            weights = generation(weights, folder, distill, progress=progress)
+            weights = generation(weights, folder, distill, progress=progress, workers=workers, ray=ray)
             config = asdict(distill)
         if stage not in done:
             rows = read_log(folder / "log.jsonl")  # TD logs its running time, a generation each step's

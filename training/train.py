@@ -299,6 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
     parser.add_argument("--recipe", help="run a whole training recipe into --out instead (training/recipe.py: "
                         "strong, tiny); run the same command again to resume it")
+    from training.distill import add_worker_options
+
+    add_worker_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -308,9 +311,11 @@ def main(argv=None) -> int:
     if args.recipe:
         from training.recipe import run_recipe
 
-        weights = run_recipe(args.recipe, args.out, progress=not args.no_progress)
+        weights = run_recipe(args.recipe, args.out, progress=not args.no_progress, workers=args.workers, ray=args.ray)
         print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
         return 0
+    if args.workers != 1 or args.ray:
+        raise GammonError("--workers and --ray label the generations of a --recipe; TD self-play runs here")
     chosen = {k: getattr(args, k) for k in asdict(Config()) if getattr(args, k) is not None}
     config = Config(**chosen)
     config.check()
