@@ -5,6 +5,7 @@ import os
 import sys
 from functools import partial
 
+import numpy as np
 import pytest
 
 from app.cli import main
@@ -149,3 +150,17 @@ def test_a_ray_worker_that_kills_itself_is_retried_and_changes_nothing(tmp_path,
     marker = tmp_path / "crashed"
     assert roll(tmp_path, ray_tasks(CrashOnce(marker, (1, 0)), "auto", None)) == (1, reference)
     assert marker.exists()
+
+
+def test_training_positions_labelled_as_ray_tasks_get_the_labels_of_one_process(tmp_path, ray):
+    from engine.bearoff import WithBearoff
+    from engine.formats import board_from_position_id
+    from models.network import load_weights
+    from models.players import DEFAULT_MODEL
+    from training.distill import label_positions, labelling_runner
+
+    boards = np.stack([board_from_position_id(p) for p in POSITIONS] * 2)
+    here = labelling_runner(WithBearoff(load_weights(DEFAULT_MODEL)), DEFAULT_MODEL, 1)
+    whole = label_positions(boards, 2, tmp_path / "here.npz", here, progress=False)
+    on_ray = labelling_runner(None, DEFAULT_MODEL, 1, ray="auto")
+    assert np.allclose(label_positions(boards, 2, tmp_path / "ray.npz", on_ray, progress=False), whole, atol=1e-6)
