@@ -81,9 +81,13 @@ def greedy_policy(evaluate: Callable[[np.ndarray], np.ndarray]) -> Policy:
 
 def best_in_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Flat index of the largest value in each group ``values[offsets[i]:offsets[i+1]]`` (first on ties)."""
+    return ranked_in_groups(values, offsets)[offsets[:-1]]
+
+
+def ranked_in_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Flat indices in group order, best value first within each group (first on ties)."""
     group = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    order = np.lexsort((-values, group))  # by group, then best first
-    return order[offsets[:-1]]
+    return np.lexsort((-values, group))
 
 
 @dataclass

@@ -10,7 +10,7 @@ import torch
 from engine.bearoff import WithBearoff
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
-from engine.game import duplicate_duel
+from engine.game import duplicate_duel, ranked_in_groups
 from models.baselines import RandomEvaluator
 from models.network import WeightsError, load_weights
 from training.distill import (
@@ -20,6 +20,7 @@ from training.distill import (
     held_out_rows,
     label_positions,
     labelling_runner,
+    rival_plays,
 )
 from training.recipe import run_recipe
 from training.train import Config, train
@@ -154,10 +155,30 @@ def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
     searched = label_positions(replayed[:5], 5, tmp_path / "p.npz", labelling_runner(load_weights(second), second, 1),
                                progress=False)
     assert np.allclose(relabels[:5], searched, atol=1e-6)
+    # A relabelled generation stands for all before it: gen4 replays gen3's fit (its own and its relabelled
+    # positions), not gen2's old labels; and it collects rival plays' positions too.
+    generation(third / "model.pt", tmp_path / "gen4", replace(config, seed=8, fresh="", replay=2, rivals=0.5), progress=False)
+    fitted = [json.loads(line) for line in (tmp_path / "gen4" / "log.jsonl").read_text().splitlines()][-1]
+    assert fitted["positions"] == 200 + 200 + len(relabels)
     with pytest.raises(GammonError, match="gen0 has no labelled positions"):
         generation(first, tmp_path / "gen1b" / "gen1", replace(config, replay=1), progress=False)
     with pytest.raises(GammonError, match="--fresh"):
-        generation(first, tmp_path / "gen4", replace(config, replay=0, fresh="crashed=8"), progress=False)
+        generation(first, tmp_path / "gen5", replace(config, replay=0, fresh="crashed=8"), progress=False)
+
+
+def test_rival_plays_are_ranked_just_below_the_best_of_groups_with_a_choice():
+    values = np.array([0.1, 0.9, 0.5, 0.7, 0.3, 0.2, 0.0, 0.4, 0.6])  # groups: one play, then 7, then 1
+    offsets = np.array([0, 1, 8, 9])
+    ranked = ranked_in_groups(values, offsets)
+    assert list(ranked[1:8]) == [1, 3, 2, 7, 4, 5, 6]
+    rng = np.random.default_rng(1)
+    seen = set()
+    for _ in range(200):
+        rivals = rival_plays(ranked, offsets, 1.0, rng)
+        assert len(rivals) == 1  # only the group with a choice
+        seen.add(int(rivals[0]))
+    assert seen == {3, 2, 7, 4}  # the four ranked after the best (1), never the best nor the three worst
+    assert len(rival_plays(ranked, offsets, 0.0, rng)) == 0
 
 
 def test_a_hash_split_holds_out_each_position_whatever_the_batch_it_comes_in():

@@ -8,7 +8,8 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
 1. **Positions** (``positions.npy``): self-play games of the current model at 0-ply,
    with a share of moves played at random so that the positions cover more than the
    model's own habits. Every position on roll that is not already decided is kept,
-   each one once.
+   each one once. With ``--rivals`` a share of the moves also keeps the position after
+   one of the plays ranked just below the chosen one: the near misses the net must rank.
 2. **Labels** (``labels.npy``): each position's distribution over the six results for
    the player on roll, from the model's own ``plies``-deep search
    (:func:`engine.analysis.position_probs`), bear-offs answered by the exact databases.
@@ -19,7 +20,7 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
 3. **Fit** (``model.pt``): supervised cross-entropy from the labels to each class net's
    softmax, starting from the current weights (or from random ones, wider, for the nets
    named by ``--fresh``), on this generation's positions and those of the ``--replay``
-   generations before it; a share of the positions is held out, and each net keeps the
+   generations before it (a relabelling generation among them stands for all older ones); a share of the positions is held out, and each net keeps the
    epoch with its lowest held-out divergence from the labels.
 
 Targets come only from our own nets and searches: the model teaches its next version
@@ -45,9 +46,8 @@ from engine.analysis import position_probs
 from engine.bearoff import WithBearoff
 from engine.board import CLASS_NAMES, flip, position_class
 from engine.errors import GammonError
-from engine.evaluator import evaluator_policy
 from engine.files import atomic_write
-from engine.game import play_games, random_policy, result_points
+from engine.game import play_games, random_policy, ranked_in_groups, result_points
 from engine.probability import exclusive_results
 from models.network import NetEvaluator, TDNet, load_payload, model_from_payload, save_weights
 from training.runners import Runner, in_process, process_pool, ray_tasks
@@ -72,6 +72,7 @@ class DistillConfig:
     replay: int = 0  # earlier generations (sibling folders genK) whose positions and labels join the fit
     relabel: bool = False  # label the replayed positions anew with this generation's search (else keep their labels)
     fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: e.g. contact=512
+    rivals: float = 0.0  # share of moves whose near-best rival play is collected too (collect_positions)
 
 
 def save_array(path: Path, array: np.ndarray) -> None:
@@ -88,20 +89,33 @@ def result_labels(probs: np.ndarray) -> np.ndarray:
 # -- 1. positions ------------------------------------------------------------------------------
 
 
-def collect_positions(evaluator, count: int, explore: float, seed: int, progress: bool = True) -> np.ndarray:
-    """``count`` distinct undecided positions on roll from self-play of ``evaluator`` with random moves mixed in."""
+def collect_positions(evaluator, count: int, explore: float, seed: int, progress: bool = True,
+                      rivals: float = 0.0) -> np.ndarray:
+    """``count`` distinct undecided positions on roll from self-play of ``evaluator`` with random moves mixed in.
+
+    With ``rivals`` > 0, that share of the moves also keeps the position after a *rival*
+    play: one of the four plays ranked just below the one chosen. Play choice is a ranking
+    of such near-equal afterstates, and self-play alone seldom shows the net the ones it
+    did not choose.
+    """
     rng = np.random.default_rng(seed)
-    greedy, wander = evaluator_policy(evaluator), random_policy(rng)
+    wander = random_policy(rng)
     seen: dict[bytes, np.ndarray] = {}
 
+    def keep(after: np.ndarray) -> None:
+        for board in flip(after[result_points(after, 15) == 0]):
+            seen.setdefault(board.tobytes(), board)
+
     def collecting(afterstates) -> np.ndarray:
-        choice = greedy(afterstates)
+        values = np.asarray(evaluator.score_afterstates(afterstates.boards), dtype=np.float64)
+        ranked = ranked_in_groups(values, afterstates.offsets)
+        choice = ranked[afterstates.offsets[:-1]]
         random_move = rng.random(len(choice)) < explore
         if random_move.any():
             choice[random_move] = wander(afterstates)[random_move]
-        after = afterstates.boards[choice]
-        for board in flip(after[result_points(after, 15) == 0]):
-            seen.setdefault(board.tobytes(), board)
+        keep(afterstates.boards[choice])
+        if rivals:
+            keep(afterstates.boards[rival_plays(ranked, afterstates.offsets, rivals, rng)])
         return choice
 
     bar = tqdm(total=count, unit="pos", desc="positions", disable=not progress)
@@ -114,6 +128,15 @@ def collect_positions(evaluator, count: int, explore: float, seed: int, progress
     bar.close()
     boards = np.stack(list(seen.values()))
     return boards[rng.permutation(len(boards))[:count]]  # a random sample: not only the first games' openings
+
+
+def rival_plays(ranked: np.ndarray, offsets: np.ndarray, share: float, rng: np.random.Generator,
+                depth: int = 4) -> np.ndarray:
+    """For a random ``share`` of the groups with two plays or more, one of the ``depth`` ranked after the best."""
+    counts = np.diff(offsets)
+    picked = np.flatnonzero((counts > 1) & (rng.random(len(counts)) < share))
+    rank = 1 + (rng.random(len(picked)) * np.minimum(counts[picked] - 1, depth)).astype(np.int64)
+    return ranked[offsets[picked] + rank]
 
 
 # -- 2. labels ---------------------------------------------------------------------------------
@@ -219,6 +242,24 @@ def replayed_positions(boards: np.ndarray, earlier: list[Path]) -> np.ndarray:
 
 
 # -- 3. fit ------------------------------------------------------------------------------------
+
+
+def replayed_labels(earlier: list[Path]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The positions and labels of the ``earlier`` generations (newest first), as they were fitted.
+
+    A relabelling generation's fit holds every position before it with its own labels, so
+    it stands for all the older generations: the walk stops there.
+    """
+    boards, labels = [], []
+    for folder in earlier:
+        boards.append(np.load(folder / "positions.npy"))
+        labels.append(np.load(folder / "labels.npy"))
+        if (folder / "relabels.npy").exists():
+            replay = json.loads((folder / "config.json").read_text())["replay"]
+            boards.append(replayed_positions(boards[-1], replay_folders(folder, replay)))
+            labels.append(np.load(folder / "relabels.npy"))
+            break
+    return boards, labels
 
 
 def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -366,7 +407,8 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     positions_file = out / "positions.npy"
     if not positions_file.exists():
         started = time.perf_counter()
-        boards = collect_positions(evaluator, config.positions, config.explore, config.seed, progress)
+        boards = collect_positions(evaluator, config.positions, config.explore, config.seed, progress,
+                                   config.rivals)
         save_array(positions_file, boards)
         classes = np.bincount(position_class(boards), minlength=len(CLASS_NAMES))
         append_log(log, {"step": "positions", "count": len(boards), "seconds": round(time.perf_counter() - started, 1),
@@ -381,8 +423,8 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
         labels = np.concatenate([labels, labelled_once(replayed, out / "relabels.npy", runner, config, log,
                                                        progress)])
     else:
-        boards = np.concatenate([boards] + [np.load(folder / "positions.npy") for folder in earlier])
-        labels = np.concatenate([labels] + [np.load(folder / "labels.npy") for folder in earlier])
+        old_boards, old_labels = replayed_labels(earlier)
+        boards, labels = np.concatenate([boards] + old_boards), np.concatenate([labels] + old_labels)
     for name, hidden in widths.items():  # after labelling: the search labels with the nets as they were
         model.nets[name] = TDNet(model.nets[name].encoding, (hidden,)).to(model.device)
 

@@ -57,6 +57,9 @@ RECIPES = {
             # and again, taught by generation 10's search
             DistillConfig(positions=100_000, seed=21, replay=10, relabel=True, split="hash", cosine=True, epochs=40,
                           lr=3e-4),
+            # then the positions after near-best rival plays, which self-play seldom shows the net
+            DistillConfig(positions=100_000, seed=22, replay=1, rivals=0.5, split="hash", cosine=True, epochs=30,
+                          lr=2e-4),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
