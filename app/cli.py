@@ -15,7 +15,7 @@ import sys
 
 from engine.errors import GammonError
 
-from . import analyse, odds, play, review, tools
+from . import analyse, chouette, odds, play, review, tools
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Backgammon engine: exact vectorized rules, position formats, analysis, bots.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for theme in (analyse, review, play, tools, odds):
+    for theme in (analyse, review, play, chouette, tools, odds):
         theme.register(sub)
     return parser
 

@@ -14,6 +14,9 @@ player whose decisions are prompts, the bot is player 1, and the loop's events a
 the session prints and records. A resignation offered at ``roll>`` is made once the dice
 are rolled (the loop asks for resignations after the roll); one the bot declines leaves
 the person to play the roll.
+
+:class:`Person` is the person as a player: the prompts, without a session around them
+(``gammon chouette`` seats several persons at one terminal with it, app/chouette.py).
 """
 
 from __future__ import annotations
@@ -47,36 +50,25 @@ class Quit(Exception):
     """The person ended the session."""
 
 
-class TerminalGame:
-    """A session of the person (player 0, X) against the bot (player 1, O): one money game, or a match."""
+class Person:
+    """A person at the terminal as a player of the game loop: prompts decide the cube, the answers to
+    doubles and the moves, one game at a time (one row). A subclass draws the board (``show(board)``)
+    and keeps the session the person plays in (``save(path)``, the ``save FILE`` command)."""
 
-    def __init__(self, evaluator, length: int = 0, seed: int | None = None, read=input, write=print, record_path=None,
-                 variant: str = "standard"):
+    def __init__(self, evaluator, read=input, write=print, variant: str = "standard"):
         if not hasattr(evaluator, "probabilities"):
             raise GammonError(f"the bot needs probability estimates (a network or gnubg); "
                              f"{getattr(evaluator, 'name', evaluator)!r} only scores moves")
-        if not 0 <= length <= MAX_AWAY:
-            raise GammonError(f"match length must be 1..{MAX_AWAY}, or 0 for money games; got {length}")
-        self.evaluator = evaluator
-        self.bot = EvaluatorPlayer(evaluator)
-        self.seed = seed
+        self.evaluator = evaluator  # for hints
         self.read, self.write = read, write
-        self.length = length
-        self.score = [0, 0]
+        self.variant = variant
         self.cube = Cube()  # as the person saw it at the last prompt
         self.offer = 0  # points per cube unit the person offers to resign (made after the roll)
         self.offer_made = 0  # the offer the loop was last given
         self.chosen: np.ndarray | None = None  # the afterstate of the move typed at the last move prompt
         self.position: tuple[np.ndarray, tuple[int, int]] | None = None  # board and dice of the move to play
-        self.record: list[str] = []
-        self.record_path = record_path
-        if record_path and not Path(record_path).resolve().parent.is_dir():
-            # Say so now, not after a whole session has been played.
-            raise GammonError(f"--record {record_path}: the folder {Path(record_path).parent} does not exist")
-        self.variant = variant
-        self.match = Recorder(("you", "bot"), length, variant=variant)  # the session as a match file (.mat, .sgf)
 
-    # -- input and output ------------------------------------------------------------------
+    # -- input -----------------------------------------------------------------------------
     def ask(self, prompt: str) -> str:
         self.write(prompt, end="", flush=True)
         try:
@@ -86,85 +78,6 @@ class TerminalGame:
         if line is None:
             raise Quit
         return line.strip()
-
-    def log(self, line: str) -> None:
-        self.record.append(line)
-        self.write(line)
-
-    def show(self, board_you: np.ndarray) -> None:
-        """The board from the person's side, with the cube and the score."""
-        self.write(render(board_you, variant_checkers(self.variant), names=("X (you)", "O (bot)")))
-        holder = {"centered": "centered", "me": "yours", "opponent": "the bot's"}[self.cube.owner]
-        score = ("money" if not self.length
-                 else f"match to {self.length}, score you {self.score[YOU]} - bot {self.score[BOT]}")
-        self.write(f"cube {self.cube.value} ({holder}); {score}")
-
-    def write_record(self, path) -> None:
-        """Write the session to ``path``: a match file for .mat and .sgf, else the transcript; a path that
-        cannot be written is a GammonError naming it."""
-        try:
-            if Path(path).suffix.lower() in MATCH_SUFFIXES:
-                save_match(self.match.log, path)
-            else:
-                Path(path).write_text("\n".join(self.record) + "\n")
-        except (OSError, ValueError) as exc:  # no such folder, no permission, a NUL in the name, a full disk
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise GammonError(f"cannot save the game record to {path}: {reason}") from None
-
-    def save(self, path) -> None:
-        """The ``save FILE`` command: a path that cannot be written is refused in one line; the session goes on."""
-        try:
-            self.write_record(path)
-        except GammonError as exc:
-            self.write(str(exc))
-            return
-        self.write(f"game record saved to {path}")
-
-    # -- a session -------------------------------------------------------------------------
-    def run(self) -> int:
-        try:
-            rules = Rules(match_length=self.length, variant=self.variant)
-            result = play((self, self.bot), 1, seed=self.seed, rules=rules, watch=self.hear)
-            if self.length:
-                you, bot = (int(v) for v in result.scores[0])
-                self.log(f"{'You win' if you >= self.length else 'The bot wins'} the match {you}-{bot}.")
-        except Quit:
-            self.log("Session ended.")
-        if self.record_path:
-            self.write_record(self.record_path)  # unusable after all: one line and exit code 2, from the CLI
-            self.write(f"game record saved to {self.record_path}")
-        return 0
-
-    def hear(self, event: GameEvent) -> None:
-        """The game loop's events, told to the person and kept in the record."""
-        self.match(event)
-        you = event.player == YOU
-        who, does = ("You", "") if you else ("The bot", "s")
-        if event.kind == "start":
-            self.cube = Cube()
-            crawford = " (the Crawford game: no cube)" if event.crawford else ""
-            self.log(f"New game{crawford}. Opening roll: you {event.dice[0]}, bot {event.dice[1]}.")
-        elif event.kind == "move":
-            roll = f"{event.dice[0]}-{event.dice[1]}"
-            if you and not event.move:
-                self.log(f"You roll {roll}: no legal move.")
-            else:
-                self.log(f"{who} roll{does} {roll} and play{does} {event.move or '(no legal move)'}.")
-        elif event.kind == "double":
-            self.log(f"{who} double{does} to {event.value}.")
-        elif event.kind in ("take", "pass"):
-            self.log(f"You {event.kind}." if you else f"The bot {event.kind}s.".replace("passs", "passes"))
-        elif event.kind == "resign":
-            kind = {v: k for k, v in RESIGN_POINTS.items()}[self.offer_made]
-            self.log(f"You resign a {kind}; the bot accepts." if event.accepted
-                     else f"The bot declines your resignation of a {kind}.")
-        elif event.kind == "end":
-            if event.scores is None:
-                self.score[event.player] += event.value
-            else:
-                self.score = list(event.scores)
-            self.log(f"{who} win{does} {event.value} point{'s' if event.value != 1 else ''}. "
-                     f"Score: you {self.score[YOU]}, bot {self.score[BOT]}.")
 
     # -- the person as a player of the game loop (one game at a time: one row) --------------
     def doubles(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
@@ -199,16 +112,21 @@ class TerminalGame:
         if offer:
             self.offer_made = offer
             return np.array([offer])
-        plays = legal_plays(board, roll)
-        if len(plays) == 1 and not plays[0].notation:
-            self.chosen = plays[0].board
-            return np.array([0])
-        self.show(board)
-        self.write(f"You roll {roll[0]}-{roll[1]}.")
-        self.chosen = self.read_move()
+        self.rolled(board, roll)
         offer, self.offer = self.offer, 0
         self.offer_made = offer
         return np.array([offer])
+
+    def rolled(self, board: np.ndarray, roll: tuple[int, int]) -> None:
+        """The person rolled ``roll`` in ``board``: the ``move>`` prompt, unless there is no choice."""
+        self.position, self.chosen = (board, roll), None
+        plays = legal_plays(board, roll)
+        if len(plays) == 1 and not plays[0].notation:
+            self.chosen = plays[0].board
+            return
+        self.show(board)
+        self.write(f"You roll {roll[0]}-{roll[1]}.")
+        self.chosen = self.read_move()
 
     def policy(self, afterstates) -> np.ndarray:
         """The move typed at the prompt (asked for again after a declined resignation)."""
@@ -290,3 +208,103 @@ class TerminalGame:
         else:
             return False
         return True
+
+
+class TerminalGame(Person):
+    """A session of the person (player 0, X) against the bot (player 1, O): one money game, or a match."""
+
+    def __init__(self, evaluator, length: int = 0, seed: int | None = None, read=input, write=print, record_path=None,
+                 variant: str = "standard"):
+        super().__init__(evaluator, read, write, variant)
+        if not 0 <= length <= MAX_AWAY:
+            raise GammonError(f"match length must be 1..{MAX_AWAY}, or 0 for money games; got {length}")
+        self.bot = EvaluatorPlayer(evaluator)
+        self.seed = seed
+        self.length = length
+        self.score = [0, 0]
+        self.record: list[str] = []
+        self.record_path = record_path
+        if record_path and not Path(record_path).resolve().parent.is_dir():
+            # Say so now, not after a whole session has been played.
+            raise GammonError(f"--record {record_path}: the folder {Path(record_path).parent} does not exist")
+        self.match = Recorder(("you", "bot"), length, variant=variant)  # the session as a match file (.mat, .sgf)
+
+    # -- output ----------------------------------------------------------------------------
+    def log(self, line: str) -> None:
+        self.record.append(line)
+        self.write(line)
+
+    def show(self, board_you: np.ndarray) -> None:
+        """The board from the person's side, with the cube and the score."""
+        self.write(render(board_you, variant_checkers(self.variant), names=("X (you)", "O (bot)")))
+        holder = {"centered": "centered", "me": "yours", "opponent": "the bot's"}[self.cube.owner]
+        score = ("money" if not self.length
+                 else f"match to {self.length}, score you {self.score[YOU]} - bot {self.score[BOT]}")
+        self.write(f"cube {self.cube.value} ({holder}); {score}")
+
+    def write_record(self, path) -> None:
+        """Write the session to ``path``: a match file for .mat and .sgf, else the transcript; a path that
+        cannot be written is a GammonError naming it."""
+        try:
+            if Path(path).suffix.lower() in MATCH_SUFFIXES:
+                save_match(self.match.log, path)
+            else:
+                Path(path).write_text("\n".join(self.record) + "\n")
+        except (OSError, ValueError) as exc:  # no such folder, no permission, a NUL in the name, a full disk
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise GammonError(f"cannot save the game record to {path}: {reason}") from None
+
+    def save(self, path) -> None:
+        """The ``save FILE`` command: a path that cannot be written is refused in one line; the session goes on."""
+        try:
+            self.write_record(path)
+        except GammonError as exc:
+            self.write(str(exc))
+            return
+        self.write(f"game record saved to {path}")
+
+    # -- a session -------------------------------------------------------------------------
+    def run(self) -> int:
+        try:
+            rules = Rules(match_length=self.length, variant=self.variant)
+            result = play((self, self.bot), 1, seed=self.seed, rules=rules, watch=self.hear)
+            if self.length:
+                you, bot = (int(v) for v in result.scores[0])
+                self.log(f"{'You win' if you >= self.length else 'The bot wins'} the match {you}-{bot}.")
+        except Quit:
+            self.log("Session ended.")
+        if self.record_path:
+            self.write_record(self.record_path)  # unusable after all: one line and exit code 2, from the CLI
+            self.write(f"game record saved to {self.record_path}")
+        return 0
+
+    def hear(self, event: GameEvent) -> None:
+        """The game loop's events, told to the person and kept in the record."""
+        self.match(event)
+        you = event.player == YOU
+        who, does = ("You", "") if you else ("The bot", "s")
+        if event.kind == "start":
+            self.cube = Cube()
+            crawford = " (the Crawford game: no cube)" if event.crawford else ""
+            self.log(f"New game{crawford}. Opening roll: you {event.dice[0]}, bot {event.dice[1]}.")
+        elif event.kind == "move":
+            roll = f"{event.dice[0]}-{event.dice[1]}"
+            if you and not event.move:
+                self.log(f"You roll {roll}: no legal move.")
+            else:
+                self.log(f"{who} roll{does} {roll} and play{does} {event.move or '(no legal move)'}.")
+        elif event.kind == "double":
+            self.log(f"{who} double{does} to {event.value}.")
+        elif event.kind in ("take", "pass"):
+            self.log(f"You {event.kind}." if you else f"The bot {event.kind}s.".replace("passs", "passes"))
+        elif event.kind == "resign":
+            kind = {v: k for k, v in RESIGN_POINTS.items()}[self.offer_made]
+            self.log(f"You resign a {kind}; the bot accepts." if event.accepted
+                     else f"The bot declines your resignation of a {kind}.")
+        elif event.kind == "end":
+            if event.scores is None:
+                self.score[event.player] += event.value
+            else:
+                self.score = list(event.scores)
+            self.log(f"{who} win{does} {event.value} point{'s' if event.value != 1 else ''}. "
+                     f"Score: you {self.score[YOU]}, bot {self.score[BOT]}.")
