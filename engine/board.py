@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import GammonError
+from .errors import BoardError
+from .variants import MIRRORED, Geometry, Variant, variant_named
+from .variants import VARIANTS as ALL_VARIANTS
 
 OPP_BAR = 0
 MOVER_BAR = 25
@@ -32,39 +34,18 @@ BOARD_SIZE = 26
 MAX_CHECKERS = 15
 DTYPE = np.int8
 
+# The variants on backgammon's own board (mirrored tracks, hitting): those the position formats,
+# match files and analysis commands describe. engine.variants.VARIANTS holds every variant.
+VARIANTS = {name: v for name, v in ALL_VARIANTS.items() if v.geometry is MIRRORED and not v.lone_checker_holds}
 
-class BoardError(GammonError):
-    """A board that cannot be a backgammon position (says what is wrong)."""
-
-
-def _from_points(points: dict[int, int]) -> np.ndarray:
-    """Board with the same checkers for both sides, given as {mover point: count}."""
-    board = np.zeros(BOARD_SIZE, dtype=DTYPE)
-    for point, count in points.items():
-        board[point] = count
-        board[25 - point] = -count
-    return board
+def starting_board(variant: str | Variant = "standard") -> np.ndarray:
+    """The starting position of ``variant`` (a name in :data:`engine.variants.VARIANTS`)."""
+    return variant_named(variant).starting_board()
 
 
-# Starting positions (docs/rules.md, "Starting positions and variants").
-VARIANTS = {
-    "standard": {24: 2, 13: 5, 8: 3, 6: 5},
-    "nackgammon": {24: 2, 23: 2, 13: 4, 8: 3, 6: 4},
-    "hypergammon": {24: 1, 23: 1, 22: 1},
-}
-
-
-def starting_board(variant: str = "standard") -> np.ndarray:
-    """The starting position of ``variant`` (standard, nackgammon, hypergammon)."""
-    try:
-        return _from_points(VARIANTS[variant])
-    except KeyError:
-        raise BoardError(f"unknown variant {variant!r}; choose one of {sorted(VARIANTS)}") from None
-
-
-def variant_checkers(variant: str) -> int:
+def variant_checkers(variant: str | Variant) -> int:
     """Checkers per side in ``variant``."""
-    return sum(VARIANTS[variant].values())
+    return variant_named(variant).checkers
 
 
 def mover_counts(boards: np.ndarray) -> np.ndarray:
@@ -73,11 +54,9 @@ def mover_counts(boards: np.ndarray) -> np.ndarray:
     return np.maximum(b[..., 1:26], 0)
 
 
-def opponent_counts(boards: np.ndarray) -> np.ndarray:
+def opponent_counts(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     """Opponent checkers in the opponent's own numbering: shape (..., 25), index i = its point i+1, 24 = its bar."""
-    b = np.asarray(boards)
-    own = np.maximum(-b[..., 24:0:-1], 0)  # mover point 24..1 == opponent point 1..24
-    return np.concatenate([own, b[..., 0:1]], axis=-1)
+    return geometry.opponent_counts(boards)
 
 
 def checkers_off(boards: np.ndarray, checkers: int = MAX_CHECKERS) -> np.ndarray:
@@ -87,13 +66,13 @@ def checkers_off(boards: np.ndarray, checkers: int = MAX_CHECKERS) -> np.ndarray
     )
 
 
-def pip_counts(boards: np.ndarray) -> np.ndarray:
+def pip_counts(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     """Pip counts ``[..., (mover, opponent)]`` (a checker on the bar counts 25)."""
     weights = np.arange(1, 26)
     return np.stack(
         [
             (mover_counts(boards) * weights).sum(-1),
-            (opponent_counts(boards) * weights).sum(-1),
+            (opponent_counts(boards, geometry) * weights).sum(-1),
         ],
         axis=-1,
     )
@@ -153,13 +132,9 @@ def position_class(boards: np.ndarray) -> np.ndarray:
 
 
 def flip(boards: np.ndarray) -> np.ndarray:
-    """The same position seen from the other side (the opponent becomes the mover)."""
-    b = np.asarray(boards)
-    out = np.empty_like(b)
-    out[..., 0] = b[..., 25]
-    out[..., 25] = b[..., 0]
-    out[..., 1:25] = -b[..., 24:0:-1]
-    return out
+    """The same position seen from the other side (the opponent becomes the mover), on
+    backgammon's mirrored board; a variant's own geometry has its ``flip``."""
+    return MIRRORED.flip(boards)
 
 
 def _cell_name(index: int) -> str:
@@ -235,15 +210,17 @@ def validate_batch(boards, checkers: int = MAX_CHECKERS) -> np.ndarray:
     return b.astype(DTYPE)
 
 
-def render(board, checkers: int = MAX_CHECKERS, names: tuple[str, str] = ("X (on roll)", "O")) -> str:
+def render(board, checkers: int = MAX_CHECKERS, names: tuple[str, str] = ("X (on roll)", "O"),
+           geometry: Geometry = MIRRORED) -> str:
     """A text drawing of one board from the mover's side (X = mover, O = opponent).
 
     Points 13..24 run along the top, 12..1 along the bottom, as gnubg draws them for the
-    player on roll; the bar and borne-off counts are written beside the board.
+    player on roll; the bar and borne-off counts are written beside the board. The
+    ``geometry`` of the variant places the opponent's track for his pip count.
     """
     b = validate(board, checkers).astype(int)
     off_x, off_o = checkers_off(b, checkers)
-    pips = pip_counts(b)
+    pips = pip_counts(b, geometry)
 
     def column(point: int, top: bool) -> list[str]:
         n = b[point]

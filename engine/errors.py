@@ -10,3 +10,7 @@ GammonError is also a ``ValueError``, so callers that catch ValueError still wor
 
 class GammonError(ValueError):
     """A fault in the user's input; the message names it in one line."""
+
+
+class BoardError(GammonError):
+    """A board that cannot be a backgammon position (says what is wrong)."""

@@ -8,7 +8,12 @@ never imports them.
 
 Scoring (docs/rules.md): the game ends the moment a side bears off its last checker; the
 loser pays 1 (single), 2 (gammon: nothing borne off) or 3 (backgammon: nothing borne
-off and a checker on the bar or in the winner's home board).
+off and a checker on the bar or in the winner's home board), the last only in variants
+that have backgammons (not Fevga or Moultezim).
+
+The variant (:mod:`engine.variants`) decides the starting position, the legal moves (the
+generator reads its hooks), how the board is turned round between turns (its geometry)
+and the scoring; nothing else in the loop depends on it.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import checkers_off, flip, mover_counts, starting_board, validate, validate_batch, variant_checkers
+from .board import checkers_off, mover_counts, validate, validate_batch
 from .cube import BEAVER, PASS, TAKE, Cube
 from .errors import GammonError
 from .met import MAX_AWAY
 from .movegen import Afterstates, generate
 from .notation import format_move
+from .variants import variant_named
 
 Policy = Callable[[Afterstates], np.ndarray]
 MAX_CUBE = 2**50
@@ -45,13 +51,14 @@ def opening_rolls(rng: np.random.Generator, n: int, automatic: int = 0) -> tuple
         dice[ties] = rng.integers(1, 7, size=(int(ties.sum()), 2))
 
 
-def result_points(boards: np.ndarray, checkers: int) -> np.ndarray:
-    """Points won by the mover of each afterstate: 0 if it has checkers left, else 1, 2 or 3."""
+def result_points(boards: np.ndarray, checkers: int, backgammons: bool = True) -> np.ndarray:
+    """Points won by the mover of each afterstate: 0 if it has checkers left, else 1, 2 or 3
+    (3 only where the variant has ``backgammons``)."""
     b = np.asarray(boards)
     won = mover_counts(b).sum(-1) == 0
     loser_off = checkers_off(b, checkers)[..., 1]
     loser_in_danger = (b[..., 0] > 0) | np.any(b[..., 1:7] < 0, axis=-1)  # bar, or winner's home board
-    points = np.where(loser_off > 0, 1, np.where(loser_in_danger, 3, 2))
+    points = np.where(loser_off > 0, 1, np.where(loser_in_danger & backgammons, 3, 2))
     return np.where(won, points, 0)
 
 
@@ -108,6 +115,7 @@ class Rules:
     variant: str = "standard"
 
     def __post_init__(self):
+        variant_named(self.variant)  # an unknown name is refused here, in one line
         if not 0 <= self.match_length <= MAX_AWAY:
             raise GammonError(f"match length must be 1..{MAX_AWAY} (match equity's reach), or 0 for money; "
                              f"got {self.match_length}")
@@ -215,8 +223,9 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
     every :class:`GameEvent` (games starting, moves, cube actions, resignations, results).
     """
     rng = np.random.default_rng(seed)
-    checkers = variant_checkers(rules.variant)
-    start_board = starting_board(rules.variant)
+    variant = variant_named(rules.variant)
+    checkers = variant.checkers
+    start_board = variant.starting_board()
     length = rules.match_length
     money = length == 0
     if (start is not None or record or until_games) and not money:
@@ -352,7 +361,7 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
             movers = player[mine]
             roll = np.where(preset[mine, None], dice[mine], fresh[mine])
             before = boards[mine]
-            afterstates = generate(before, roll, check=False)
+            afterstates = generate(before, roll, check=False, variant=variant)
             choice = np.asarray(players[side].policy(afterstates), dtype=np.int64)
             _check_choice(choice, afterstates)
             after = afterstates.boards[choice]
@@ -365,10 +374,10 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
                         records[g].turns.append((int(m), rolled, boards[g].copy(), move))
                     if watch is not None:
                         watch(GameEvent("move", int(g), int(m), rolled, boards[g].copy(), move))
-            won = result_points(after, checkers)
+            won = result_points(after, checkers, variant.backgammons)
             if money and rules.jacoby:
                 won = np.where(turned[mine], won, np.minimum(won, 1))
-            boards[mine] = flip(after)
+            boards[mine] = variant.geometry.flip(after)
             first_move[mine] = preset[mine] = False
             player[mine] = 1 - movers
             turns[mine] += 1

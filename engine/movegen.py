@@ -22,6 +22,17 @@ only where the large-first order cannot reach the same play.
 
 Compulsory play (docs/rules.md): a play must use as many dice as possible; when only one
 of two different dice can be played, the larger one must be played if it can.
+
+Variants (:mod:`engine.variants`) are read from two hooks, never from a copy of this code:
+
+* ``lone_checker_holds``: a point is open only when it holds no opposing checker (instead
+  of at most one), so nothing can ever be hit (Fevga, Moultezim);
+* ``restrictions``: each step's child is dropped when the position after that step is
+  forbidden (the first-checker, quadrant and prime rules), before compulsory play ranks
+  anything. Steps then no longer commute (a step may be legal only after another one),
+  so the two shortcuts above are off for such a variant: every order of the dice and of
+  the sources is tried, and partial plays that reach the same position are merged after
+  every step (the rules only look at the position, so one of them stands for all).
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ from functools import cached_property
 import numpy as np
 
 from .board import BOARD_SIZE, BoardError, validate_batch
+from .variants import Variant, variant_named
 
 ROW = 32  # bytes per partial play: 26 board + 4 step sources + 2 dice
 STEP_COLS = slice(26, 30)
@@ -92,10 +104,14 @@ class Afterstates:
         return self.boards[self.offsets[i] : self.offsets[i + 1]]
 
 
-def _source_masks(rows: np.ndarray, die: np.ndarray) -> np.ndarray:
-    """Bit mask (uint32 per row) of the points a checker may legally move ``die`` from."""
+def _source_masks(rows: np.ndarray, die: np.ndarray, open_from: int) -> np.ndarray:
+    """Bit mask (uint32 per row) of the points a checker may legally move ``die`` from.
+
+    A point is open to land on when its count is at least ``open_from``: -1 where a blot
+    can be hit, 0 where a lone checker holds its point.
+    """
     occupied = np.packbits(rows > 0, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_POINTS
-    open_ = np.packbits(rows >= -1, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_TARGETS
+    open_ = np.packbits(rows >= open_from, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_TARGETS
     die32 = die.astype(np.uint32)
     ordinary = occupied & (open_ << die32)
     on_bar = (occupied & _BAR_BIT) != 0
@@ -109,15 +125,16 @@ def _source_masks(rows: np.ndarray, die: np.ndarray) -> np.ndarray:
     return (ordinary | bear_off.astype(np.uint32)) & _BITS_POINTS
 
 
-def _expand(rows: np.ndarray, keys: np.ndarray, die_col: int, step: int, allowed: np.ndarray | None = None):
+def _expand(rows: np.ndarray, keys: np.ndarray, die_col: int, step: int, variant: Variant,
+            allowed: np.ndarray | None = None):
     """Play one die (the one in column ``die_col``) in every legal way from every row.
 
     ``allowed`` (a uint32 bit mask per row) restricts the source points to those whose
-    plays are not reached another way. Returns the children rows, their hashes and the
-    index of the row each came from.
+    plays are not reached another way; steps into a position the variant forbids are
+    dropped. Returns the children rows, their hashes and the index of the row each came from.
     """
     die = rows[:, die_col]
-    masks = _source_masks(rows, die)
+    masks = _source_masks(rows, die, 0 if variant.lone_checker_holds else -1)
     if allowed is not None:
         masks &= allowed
     bits = np.unpackbits(masks.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")
@@ -139,6 +156,9 @@ def _expand(rows: np.ndarray, keys: np.ndarray, die_col: int, step: int, allowed
     flat[base[hit]] += 1  # the hit checker goes to the opponent's bar (column 0)
     landed = _LANDING_WEIGHTS[landing - base]
     child_keys = keys[origin] - _WEIGHTS[source] + landed + np.where(hit, landed + _WEIGHTS[0], np.uint64(0))
+    if variant.restrictions:
+        legal = ~variant.forbidden(children[:, :BOARD_SIZE])
+        return children[legal], child_keys[legal], origin[legal]
     return children, child_keys, origin
 
 
@@ -232,27 +252,42 @@ def _deepest(levels: list[tuple], dice_counts: list[int], index: np.ndarray, n: 
     return kept
 
 
-def _double_levels(boards, die, index):
-    """Plays of 0..4 steps of a double, sources never increasing along a play."""
+def _double_levels(boards, die, index, variant: Variant):
+    """Plays of 0..4 steps of a double, sources never increasing along a play.
+
+    Under a variant's restrictions every order is played instead, merging equal positions
+    after each step.
+    """
     rows, keys = _initial_rows(boards, die, die, index)
     parent = index.astype(np.int64)
     levels = [(rows, keys, parent)]
     for step in range(4):
-        last = rows[:, STEP_COLS.start + step - 1].astype(np.uint32) if step else np.uint32(25)
-        rows, keys, origin = _expand(rows, keys, DIE1_COL, step, (np.uint32(2) << last) - np.uint32(1))
-        parent = parent[origin]
+        if variant.restrictions:
+            rows, keys, origin = _expand(rows, keys, DIE1_COL, step, variant)
+            parent = parent[origin]
+            keep = _unique(rows, keys, parent)
+            rows, keys, parent = _take_rows(rows, keep), keys[keep], parent[keep]
+        else:
+            last = rows[:, STEP_COLS.start + step - 1].astype(np.uint32) if step else np.uint32(25)
+            rows, keys, origin = _expand(rows, keys, DIE1_COL, step, variant, (np.uint32(2) << last) - np.uint32(1))
+            parent = parent[origin]
         levels.append((rows, keys, parent))
     return levels, [0, 1, 2, 3, 4]
 
 
-def _two_dice_levels(boards, high, low, index):
-    """Plays of two different dice in both orders, ranked for the compulsory-play rules."""
+def _two_dice_levels(boards, high, low, index, variant: Variant):
+    """Plays of two different dice in both orders, ranked for the compulsory-play rules.
+
+    Small-first plays that the large-first order also reaches are skipped, except under a
+    variant's restrictions, where one order may be legal and the other not.
+    """
     one_die, both = {}, []
     for first, second in ((high, low), (low, high)):
         rows, keys = _initial_rows(boards, first, second, index)
-        once, once_keys, origin = _expand(rows, keys, DIE1_COL, 0)
-        allowed = None if first is high else _not_reached_high_first(once, boards[index[origin], 25] > 0)
-        twice, twice_keys, origin2 = _expand(once, once_keys, DIE2_COL, 1, allowed)
+        once, once_keys, origin = _expand(rows, keys, DIE1_COL, 0, variant)
+        shortcut = first is low and not variant.restrictions
+        allowed = _not_reached_high_first(once, boards[index[origin], 25] > 0) if shortcut else None
+        twice, twice_keys, origin2 = _expand(once, once_keys, DIE2_COL, 1, variant, allowed)
         one_die[first is high] = (once, once_keys, index[origin])
         both.append((twice, twice_keys, index[origin][origin2]))
     unchanged = (rows, keys, index.astype(np.int64))
@@ -277,20 +312,26 @@ def _not_reached_high_first(once: np.ndarray, from_bar: np.ndarray) -> np.ndarra
     return np.where(from_bar | (target <= 0), _BITS_POINTS, landing | bearing_off).astype(np.uint32)
 
 
-def generate(boards, dice, *, check: bool = True) -> Afterstates:
+def generate(boards, dice, *, check: bool = True, variant: str | Variant = "standard") -> Afterstates:
     """All distinct legal afterstates of every (board, dice) pair.
 
     ``boards``: (N, 26) integers in the layout of :mod:`engine.board`, mover to play.
     ``dice``: (N, 2) integers 1..6, in any order. One board of shape (26,) with dice of
     shape (2,) is treated as a batch of one. ``check=False`` skips input validation (for
-    callers that produced the boards themselves).
+    callers that produced the boards themselves). ``variant`` (a name or a
+    :class:`~engine.variants.Variant`) gives the rules; backgammon's by default.
     """
+    variant = variant_named(variant)
     boards = np.asarray(boards)
     dice = np.asarray(dice)
     if boards.ndim == 1:
         boards, dice = boards[None], dice[None]
     if check:
         boards = validate_batch(boards)
+        if variant.lone_checker_holds and np.any(boards[:, [0, 25]]):
+            row = int(np.argmax(np.any(boards[:, [0, 25]], axis=1)))
+            raise BoardError(f"board {row}: {variant.name} has no bar (nothing is ever hit); "
+                             f"got bars {boards[row, 0]} and {boards[row, 25]}")
         if dice.shape != (len(boards), 2) or not np.issubdtype(dice.dtype, np.integer):
             raise BoardError(f"dice must be integers of shape ({len(boards)}, 2); got {dice.dtype} {dice.shape}")
         if np.any((dice < 1) | (dice > 6)):
@@ -304,10 +345,10 @@ def generate(boards, dice, *, check: bool = True) -> Afterstates:
     pieces = []
     index = np.flatnonzero(doubles)
     if len(index):
-        pieces += _deepest(*_double_levels(boards, high, index), index, n, dice_used)
+        pieces += _deepest(*_double_levels(boards, high, index, variant), index, n, dice_used)
     index = np.flatnonzero(~doubles)
     if len(index):
-        pieces += _deepest(*_two_dice_levels(boards, high, low, index), index, n, dice_used)
+        pieces += _deepest(*_two_dice_levels(boards, high, low, index, variant), index, n, dice_used)
     rows, keys, parent = _concatenate(pieces)
     keep = _unique(rows, keys, parent)
     keep = keep[np.argsort(parent[keep], kind="stable")]

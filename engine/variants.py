@@ -1,0 +1,191 @@
+"""Variants: each is data plus a few rule hooks, read by the one move generator and game loop.
+
+A :class:`Variant` says
+
+* where the checkers start (the mover's points; the opponent's follow from the geometry);
+* the :class:`Geometry`: how the opponent's track lies on the mover's;
+* whether a lone checker holds its point (no hitting) or is a blot that can be hit;
+* its restrictions: positions a player may never bring about, each a pure function of a
+  batch of boards seen from the player who has just moved a checker;
+* its scoring: whether a backgammon counts 3.
+
+Boards are in the one layout of :mod:`engine.board`, seen from the side to move (the
+*mover*), who moves from his 24-point towards his 1-point and bears off from 1..6. That
+track is the same in every variant; what differs is where the opponent's points lie:
+
+* **mirrored** (backgammon, nackgammon, hypergammon): the opponent's point ``q`` is the
+  mover's ``25 - q``; the two sides move against each other.
+* **rotated** by 12 (Fevga, Moultezim): both sides move the same way round the board, and
+  the opponent's point ``q`` is the mover's ``q + 12`` for ``q <= 12``, ``q - 12`` above.
+  The opponent starts on his 24-point, the mover's 12 (the corner diagonally opposite
+  the mover's 24), runs the mover's 12 down to 1, crosses to the mover's 24 and runs down
+  to 13. His home board (his 1..6) is the mover's 13..18, his starting quadrant (his
+  19..24) the mover's 7..12; the mover's starting quadrant (19..24) is the opponent's
+  7..12, the last stretch before his home board. Both mappings are their own inverse,
+  so turning the board round (:meth:`Geometry.flip`) is the same map both ways.
+
+Restrictions are checked **per step**: a single die played by a single checker is legal
+only if the position right after it is not forbidden, so the one generator drops such
+steps where it makes them and its compulsory-play logic (as many dice as possible, else
+the larger die) only ever sees legal steps. docs/rules.md gives the reasons. This module
+uses numpy only and imports nothing from the rest of the engine but its errors, so
+:mod:`engine.board` can build its starting positions from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .errors import BoardError
+
+BOARD_SIZE = 26  # engine.board's layout: 0 opponent's bar, 1..24 points, 25 mover's bar
+START = 24  # the mover's starting point in the same-direction games
+PRIME = 6  # consecutive points that make a prime
+
+
+@dataclass(frozen=True, eq=False)
+class Geometry:
+    """Where the opponent's points lie in the mover's numbering."""
+
+    name: str
+    opponent_point: np.ndarray  # (24,): the mover's point of the opponent's point q = 1..24
+
+    def __post_init__(self):
+        order = np.concatenate([[BOARD_SIZE - 1], self.opponent_point, [0]])  # bars swap sides
+        object.__setattr__(self, "_flip_order", order)
+
+    def flip(self, boards: np.ndarray) -> np.ndarray:
+        """The same position seen from the other side (the opponent becomes the mover)."""
+        out = np.asarray(boards)[..., self._flip_order]
+        np.negative(out[..., 1:25], out=out[..., 1:25])
+        return out
+
+    def opponent_counts(self, boards: np.ndarray) -> np.ndarray:
+        """Opponent checkers in his own numbering: (..., 25), index i = his point i+1, 24 = his bar."""
+        b = np.asarray(boards)
+        return np.concatenate([np.maximum(-b[..., self.opponent_point], 0), b[..., 0:1]], axis=-1)
+
+
+_POINTS = np.arange(1, 25)
+MIRRORED = Geometry("mirrored", BOARD_SIZE - 1 - _POINTS)
+ROTATED = Geometry("rotated", np.where(_POINTS <= 12, _POINTS + 12, _POINTS - 12))
+
+Restriction = Callable[[np.ndarray], np.ndarray]  # (N, 26) boards after a step -> (N,) bool: forbidden
+
+
+def _second_checker_left_early(boards: np.ndarray, reached: int) -> np.ndarray:
+    """Two or more checkers have left the start while none has yet reached point ``reached``.
+
+    Checkers only move forward, so the first checker to leave is the only one that can be
+    on ``reached`` or below (or borne off) before the others leave: once two are away from
+    the 24-point, one of them must have got that far. A borne-off checker passed it too,
+    and then every checker is home (below ``reached``), so no count of the checkers off is
+    needed.
+    """
+    b = np.asarray(boards)
+    away = np.maximum(b[..., reached + 1 : START], 0).sum(-1)
+    arrived = np.maximum(b[..., 1 : reached + 1], 0).sum(-1)
+    return (away >= 2) & (arrived == 0)
+
+
+def moultezim_first_checker(boards: np.ndarray) -> np.ndarray:
+    """Moultezim: a player must move his first checker at least 12 pips (to his 12-point or
+    beyond) before any other checker leaves his starting point."""
+    return _second_checker_left_early(boards, START - 12)
+
+
+def fevga_first_checker(boards: np.ndarray) -> np.ndarray:
+    """Fevga: a player's first checker must pass the opponent's starting point (the mover's
+    12-point: it must reach his 11-point or beyond) before a second checker leaves the start."""
+    return _second_checker_left_early(boards, START - 13)
+
+
+def _holds_all(boards: np.ndarray, points: range) -> np.ndarray:
+    """The mover has checkers on every point of ``points``."""
+    return np.all(np.asarray(boards)[..., points.start : points.stop] > 0, axis=-1)
+
+
+def moultezim_first_quadrant(boards: np.ndarray) -> np.ndarray:
+    """Moultezim: a player may never have checkers on every point of his first quadrant (his
+    19..24, where he starts); at least one must be empty or held by the opponent."""
+    return _holds_all(boards, range(19, 25))
+
+
+def fevga_opponent_start_quadrant(boards: np.ndarray) -> np.ndarray:
+    """Fevga: a player may never hold all six points of the opponent's starting quadrant (the
+    opponent's 19..24, which are the mover's 7..12)."""
+    return _holds_all(boards, range(7, 13))
+
+
+def fevga_prime_before_all(boards: np.ndarray) -> np.ndarray:
+    """Fevga: no six-point prime in front of all the opponent's checkers.
+
+    Forbidden: six points in a row along the opponent's track, all held by the mover, with
+    every opposing checker still behind them (on a higher point in the opponent's own
+    numbering). A prime with at least one opposing checker past it is allowed.
+    """
+    b = np.asarray(boards)
+    along = b[..., ROTATED.opponent_point]  # index i: the opponent's point i+1
+    theirs = along < 0
+    leading = np.where(theirs.any(-1), theirs.argmax(-1) + 1, 25)  # his most advanced checker's point
+    primes = sliding_window_view(along > 0, PRIME, axis=-1).all(-1)  # index i: a prime on his i+1 .. i+6
+    in_front = np.arange(1, 24 - PRIME + 2) + PRIME - 1 < leading[..., None]
+    return np.any(primes & in_front, axis=-1)
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """One variant's rules: its data and the hooks the move generator and game loop read."""
+
+    name: str
+    start: dict[int, int]  # {mover's point: checkers} at the start; the opponent's by the geometry
+    geometry: Geometry = MIRRORED
+    lone_checker_holds: bool = False  # True: nothing is ever hit, a single checker blocks the point
+    restrictions: tuple[Restriction, ...] = field(default=())
+    backgammons: bool = True  # scoring: a backgammon counts 3 (else a gammon, 2, is the most)
+
+    @property
+    def checkers(self) -> int:
+        """Checkers per side."""
+        return sum(self.start.values())
+
+    def starting_board(self) -> np.ndarray:
+        """The starting position, seen from the side to move."""
+        board = np.zeros(BOARD_SIZE, dtype=np.int8)
+        for point, count in self.start.items():
+            board[point] = count
+            board[self.geometry.opponent_point[point - 1]] = -count
+        return board
+
+    def forbidden(self, boards: np.ndarray) -> np.ndarray:
+        """Whether each board (seen from the player who just stepped) breaks any restriction."""
+        forbidden = np.zeros(len(boards), dtype=bool)
+        for restriction in self.restrictions:
+            forbidden |= restriction(boards)
+        return forbidden
+
+
+STANDARD = Variant("standard", {24: 2, 13: 5, 8: 3, 6: 5})
+NACKGAMMON = Variant("nackgammon", {24: 2, 23: 2, 13: 4, 8: 3, 6: 4})
+HYPERGAMMON = Variant("hypergammon", {24: 1, 23: 1, 22: 1})
+FEVGA = Variant("fevga", {START: 15}, ROTATED, lone_checker_holds=True, backgammons=False,
+                restrictions=(fevga_first_checker, fevga_opponent_start_quadrant, fevga_prime_before_all))
+MOULTEZIM = Variant("moultezim", {START: 15}, ROTATED, lone_checker_holds=True, backgammons=False,
+                    restrictions=(moultezim_first_checker, moultezim_first_quadrant))
+
+# Every variant the engine plays (docs/rules.md, "Starting positions and variants").
+VARIANTS = {v.name: v for v in (STANDARD, NACKGAMMON, HYPERGAMMON, FEVGA, MOULTEZIM)}
+
+
+def variant_named(name: str | Variant) -> Variant:
+    """The variant called ``name`` (a Variant is returned as it is); BoardError names the choices."""
+    if isinstance(name, Variant):
+        return name
+    try:
+        return VARIANTS[name]
+    except (KeyError, TypeError):
+        raise BoardError(f"unknown variant {name!r}; choose one of {sorted(VARIANTS)}") from None

@@ -1,0 +1,203 @@
+"""Fevga and Moultezim: the vectorized generator against the plain reference, each rule by hand, full games."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from greek_reference import legal_afterstates  # tests/ is on sys.path under pytest
+
+from engine.board import starting_board
+from engine.errors import BoardError
+from engine.game import Rules, play_games, random_policy, result_points
+from engine.movegen import generate
+from engine.variants import FEVGA, MIRRORED, MOULTEZIM, ROTATED, VARIANTS
+
+GREEK = ("fevga", "moultezim")
+
+
+def reachable_positions(variant: str, n: int, seed: int, games: int = 100):
+    """``n`` (board, dice) pairs from games played with a fixed seed, every turn of every game.
+
+    Each move is a random legal play, or, half the time, the play that holds the most points:
+    spreading out makes primes and full quadrants, so the rules against them come up often.
+    """
+    v = VARIANTS[variant]
+    rng = np.random.default_rng(seed)
+    boards = np.repeat(v.starting_board()[None], games, axis=0)
+    seen, rolls = [], []
+    while sum(map(len, seen)) < n:
+        dice = rng.integers(1, 7, size=(games, 2))
+        seen.append(boards)
+        rolls.append(dice)
+        after = generate(boards, dice, variant=v, check=False)
+        spread = (after.boards[:, 1:25] > 0).sum(1) + rng.random(len(after))
+        game = np.repeat(np.arange(games), after.counts())
+        widest = np.lexsort((-spread, game))[after.offsets[:-1]]
+        anyone = after.offsets[:-1] + (rng.random(games) * after.counts()).astype(np.int64)
+        chosen = after.boards[np.where(rng.random(games) < 0.5, widest, anyone)]
+        over = np.maximum(chosen[:, 1:25], 0).sum(1) == 0
+        boards = v.geometry.flip(chosen)
+        boards[over] = v.starting_board()
+    return np.concatenate(seen)[:n], np.concatenate(rolls)[:n]
+
+
+def as_sets(afterstates, n: int) -> list[set]:
+    return [set(map(tuple, afterstates.of(i).tolist())) for i in range(n)]
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_the_generator_agrees_with_the_reference_on_20000_reachable_positions(variant):
+    boards, dice = reachable_positions(variant, 20_000, seed=11)
+    ours = as_sets(generate(boards, dice, variant=variant), len(boards))
+    wrong = [i for i in range(len(boards)) if ours[i] != legal_afterstates(boards[i], dice[i], variant)]
+    assert wrong == [], f"{len(wrong)} of {len(boards)} differ, first {boards[wrong[0]].tolist()} {dice[wrong[0]]}"
+    # The positions exercise every rule: without it, the legal plays of many positions would differ.
+    rules = VARIANTS[variant].restrictions
+    for rule in rules:
+        loose = replace(VARIANTS[variant], restrictions=tuple(r for r in rules if r is not rule))
+        looser = as_sets(generate(boards, dice, variant=loose), len(boards))
+        assert sum(a != b for a, b in zip(ours, looser)) >= 100, rule.__name__
+
+
+def position(mover: dict, opponent: dict) -> np.ndarray:
+    """A board from {mover point: checkers} and {mover point: opposing checkers}."""
+    b = np.zeros(26, dtype=np.int8)
+    for p, n in mover.items():
+        b[p] = n
+    for p, n in opponent.items():
+        b[p] = -n
+    return b
+
+
+def moved(board: np.ndarray, *steps: tuple[int, int]) -> tuple:
+    """``board`` after moving a checker for each (from, to); to 0 bears off."""
+    b = board.copy()
+    for source, target in steps:
+        b[source] -= 1
+        if target:
+            b[target] += 1
+    return tuple(b.tolist())
+
+
+def plays(board, dice, variant) -> tuple[set, int]:
+    result = generate(board, np.array(dice), variant=variant)
+    return set(map(tuple, result.boards.tolist())), int(result.dice_used[0])
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_the_first_checker_moves_alone_from_the_start(variant):
+    start = starting_board(variant)
+    assert plays(start, (6, 5), variant) == ({moved(start, (24, 13))}, 2)  # never 24/18 24/19
+    # 6-6: 18/12 is the opponent's starting point and the others may not leave yet: one six.
+    assert plays(start, (6, 6), variant) == ({moved(start, (24, 18))}, 1)
+
+
+def test_moultezim_frees_the_others_after_12_pips_fevga_only_past_the_opponents_start():
+    board = position({24: 14, 15: 1}, {2: 15})
+    assert plays(board, (3, 1), "moultezim") == ({moved(board, (15, 11)), moved(board, (15, 12), (24, 23))}, 2)
+    assert plays(board, (3, 1), "fevga") == ({moved(board, (15, 11))}, 2)
+
+
+def test_a_restriction_can_force_the_smaller_die():
+    # Fevga: 13/7 is blocked and 24/18 waits for the first checker to pass the 12-point; 13/12
+    # does not pass it, so only the 1 can be played. In Moultezim 13/12 makes 12 pips and frees 24/18.
+    board = position({24: 14, 13: 1}, {7: 8, 6: 7})
+    assert plays(board, (6, 1), "fevga") == ({moved(board, (13, 12))}, 1)
+    assert plays(board, (6, 1), "moultezim") == ({moved(board, (13, 12), (24, 18))}, 2)
+
+
+def test_moultezim_first_quadrant_never_full_even_for_one_step():
+    board = position({24: 2, 22: 1, 21: 1, 20: 1, 19: 1, 10: 1, 5: 8}, {14: 15})
+    after, used = plays(board, (6, 1), "moultezim")
+    assert used == 2
+    assert moved(board, (24, 18), (24, 23)) in after  # legal with the 6 first: 24 is empty when 23 fills
+    assert moved(board, (10, 4), (24, 23)) not in after  # 24/23 fills 19..24 whichever die goes first
+    assert all(not (np.array(b)[19:25] > 0).all() for b in after)
+    assert moved(board, (10, 4), (24, 23)) in plays(board, (6, 1), replace(MOULTEZIM, restrictions=()))[0]
+
+
+def test_fevga_never_all_six_points_of_the_opponents_starting_quadrant():
+    board = position({12: 1, 11: 1, 10: 1, 9: 1, 8: 1, 13: 2, 5: 8}, {20: 15})
+    after, _ = plays(board, (6, 1), "fevga")
+    assert moved(board, (13, 7), (12, 11)) in after  # the 1 first empties the 12-point
+    assert moved(board, (13, 7), (5, 4)) not in after
+    assert moved(board, (13, 7), (13, 12)) not in after
+    assert all(not (np.array(b)[7:13] > 0).all() for b in after)
+
+
+def test_fevga_no_prime_in_front_of_every_opposing_checker():
+    board = position({24: 3, 18: 1, 17: 1, 16: 1, 15: 1, 14: 1, 10: 1, 5: 6}, {20: 15})
+    # 24/19 would close the opponent's 7..2 (our 19..14) in front of all his checkers (his 8-point).
+    assert moved(board, (24, 19), (10, 9)) not in plays(board, (5, 1), "fevga")[0]
+    assert moved(board, (24, 19), (10, 9)) in plays(board, (5, 1), "moultezim")[0]
+    # With one opposing checker past it (our 13, his 1-point), the prime is allowed.
+    passed = position({24: 3, 18: 1, 17: 1, 16: 1, 15: 1, 14: 1, 10: 1, 5: 6}, {20: 14, 13: 1})
+    assert moved(passed, (24, 19), (10, 9)) in plays(passed, (5, 1), "fevga")[0]
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_a_lone_checker_holds_its_point_and_nothing_is_hit(variant):
+    board = position({13: 1, 5: 14}, {7: 1, 2: 1, 20: 13})
+    # 13/7 lands on a lone checker (blocked), 13/8/2 too; only the 5 can be played.
+    assert plays(board, (6, 5), variant) == ({moved(board, (13, 8))}, 1)
+    # Passing over a lone checker is allowed.
+    over = position({13: 1, 5: 14}, {10: 1, 20: 14})
+    assert moved(over, (13, 7), (7, 4)) in plays(over, (6, 3), variant)[0]
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_bearing_off_as_in_backgammon(variant):
+    far = position({3: 1, 2: 1}, {20: 15})
+    assert plays(far, (6, 5), variant) == ({moved(far, (3, 0), (2, 0))}, 2)  # higher dice bear off the highest
+    high = position({6: 1, 3: 1}, {20: 15})
+    assert plays(high, (5, 4), variant)[0] == {moved(high, (6, 1), (3, 0)), moved(high, (6, 2), (3, 0))}
+    # 5-5 with the 6-point's checkers: 6/1 is held by a lone checker, and a 5 may not bear off
+    # while a checker stands higher: nothing can be played.
+    blocked = position({6: 2}, {1: 1, 20: 14})
+    assert plays(blocked, (5, 5), variant) == ({tuple(blocked.tolist())}, 0)
+    # No bearing off until every checker is home; checked again before each die.
+    outside = position({7: 1, 3: 1}, {20: 15})
+    assert plays(outside, (4, 3), variant) == ({moved(outside, (7, 3), (3, 0))}, 2)
+
+
+def test_geometry_rotates_by_12_and_is_its_own_inverse():
+    start = starting_board("fevga")
+    assert start[24] == 15 and start[12] == -15 and np.count_nonzero(start) == 2
+    assert np.array_equal(ROTATED.flip(start), start)
+    board = position({24: 5, 13: 3, 3: 7}, {12: 4, 1: 6, 18: 5})
+    turned = ROTATED.flip(board)
+    assert turned[12] == -5 and turned[1] == -3 and turned[15] == -7  # mover's p is the opponent's p -+ 12
+    assert turned[24] == 4 and turned[13] == 6 and turned[6] == 5
+    assert np.array_equal(ROTATED.flip(turned), board)
+    standard = starting_board()
+    assert np.array_equal(MIRRORED.flip(MIRRORED.flip(standard)), standard)
+
+
+def test_no_bar_in_the_greek_variants():
+    board = position({24: 14}, {12: 15})
+    board[25] = 1
+    with pytest.raises(BoardError, match="fevga has no bar"):
+        generate(board, np.array([3, 1]), variant="fevga")
+    with pytest.raises(BoardError, match="unknown variant 'plakoto'"):
+        Rules(variant="plakoto")
+
+
+def test_scoring_has_gammons_but_no_backgammons():
+    won = position({}, {3: 15})  # the loser bore off nothing and sits in the winner's home board
+    assert result_points(won[None], 15, FEVGA.backgammons)[0] == 2
+    assert result_points(won[None], 15)[0] == 3  # backgammon's own rule
+    assert result_points(position({}, {3: 14})[None], 15, MOULTEZIM.backgammons)[0] == 1
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_full_games_play_legally_to_the_end(variant):
+    v = VARIANTS[variant]
+    result = play_games((random_policy(np.random.default_rng(3)),) * 2, 40, seed=8, variant=variant, record=True)
+    assert set(np.abs(result.points)) <= {1, 2} and (result.points != 0).all()
+    for record in result.records:
+        turns = record.turns
+        for (_, dice, before, _), (_, _, next_before, _) in zip(turns, turns[1:]):
+            after = v.geometry.flip(next_before)
+            assert tuple(after.tolist()) in plays(before, dice, variant)[0]
+        (_, dice, before, _) = turns[-1]
+        assert any(np.maximum(np.array(b)[1:25], 0).sum() == 0 for b in plays(before, dice, variant)[0])
