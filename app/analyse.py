@@ -23,6 +23,8 @@ from engine.svg import write_board_svg
 from .arguments import at_least, dice_for, model_option, need_position, parse_dice
 from .batch import run_batch
 
+VARIANT_CHOICES = sorted(VARIANTS)  # the variants of eval, hint, cube and of gammon web's board
+
 
 def cmd_show(args) -> int:
     board, state = parse_position(args.position)
@@ -39,17 +41,58 @@ def cmd_show(args) -> int:
     return 0
 
 
+# -- the JSON of each operation: ``--json`` prints it, ``gammon web``'s API returns it ------------
+
+
+def position_in_variant(text: str, variant: str = "standard"):
+    """A pasted position (board and match state, see parse_position), refused in one line (BoardError) when
+    a side has more checkers than ``variant`` has."""
+    board, state = parse_position(text)
+    validate(board, variant_checkers(variant))
+    return board, state
+
+
+def moves_report(board, dice) -> dict:
+    """Every legal play of ``dice``, with the Position ID it leaves for the opponent."""
+    rows = [{"move": p.notation, "result_id": position_id(flip(p.board))} for p in legal_plays(board, dice)]
+    return {"dice": list(dice), "moves": rows}
+
+
+def eval_report(net, position: str, board, state, plies: int) -> dict:
+    """Cubeless probabilities, cubeless and cubeful equity (money, per unit of the cube) at 0..``plies`` ply."""
+    cube = Cube.from_state(state).for_money()
+    rows = []
+    for depth in range(plies + 1):
+        probs = position_probs(net, board[None], depth)[0]
+        cubeful = float(cubeful_equity(probs, cube, cube_efficiency(board)[0])) / cube.value
+        rows.append({"plies": depth, "probs": probs.tolist(), "equity": float(cubeless_equity(probs)),
+                     "cubeful": cubeful})
+    return {"position": position, "evaluations": rows}
+
+
+def hint_report(net, position: str, board, state, dice, plies: int) -> dict:
+    """Every legal play of ``dice``, best first (see engine.advice.hint_rows)."""
+    return {"position": position, "dice": list(dice), "moves": hint_rows(net, board, state, dice, plies)}
+
+
+def cube_report(net, position: str, board, state, plies: int) -> dict:
+    """The cube action for the player on roll (see engine.advice.cube_result)."""
+    return {"position": position, **cube_result(net, board, state, plies)}
+
+
+# -- the commands ------------------------------------------------------------------------------
+
+
 def cmd_moves(args) -> int:
     board, state = parse_position(args.position)
-    dice = dice_for(args, state)
-    plays = legal_plays(board, dice)
-    rows = [{"move": p.notation, "result_id": position_id(flip(p.board))} for p in plays]
+    report = moves_report(board, dice_for(args.dice, state))
     if args.json:
-        print(json.dumps({"dice": list(dice), "moves": rows}))
-    else:
-        print(f"{len(rows)} legal play(s) with {dice[0]}-{dice[1]}:")
-        for i, row in enumerate(rows, 1):
-            print(f"{i:>4}. {row['move'] or '(no move: the turn passes)':<28} {row['result_id']}")
+        print(json.dumps(report))
+        return 0
+    dice = report["dice"]
+    print(f"{len(report['moves'])} legal play(s) with {dice[0]}-{dice[1]}:")
+    for i, row in enumerate(report["moves"], 1):
+        print(f"{i:>4}. {row['move'] or '(no move: the turn passes)':<28} {row['result_id']}")
     return 0
 
 
@@ -60,30 +103,17 @@ def _prob_row(label: str, probs, equity: float) -> str:
     return f"{label:<8}" + " ".join(f"{p:7.3f}" for p in probs) + f"  {equity:+7.3f}"
 
 
-def in_variant(board, variant: str) -> None:
-    """Refuse a position with more checkers on a side than ``variant`` has (BoardError names them)."""
-    validate(board, variant_checkers(variant))
-
-
 def cmd_eval(args) -> int:
     from models.players import load_analyst
 
-    board, state = parse_position(args.position)
-    in_variant(board, args.variant)
-    cube = Cube.from_state(state).for_money()
-    net = load_analyst(args.model, variant=args.variant)
-    rows = []
-    for plies in range(args.ply + 1):
-        probs = position_probs(net, board[None], plies)[0]
-        cubeful = float(cubeful_equity(probs, cube, cube_efficiency(board)[0])) / cube.value
-        rows.append({"plies": plies, "probs": probs.tolist(), "equity": float(cubeless_equity(probs)),
-                     "cubeful": cubeful})
+    board, state = position_in_variant(args.position, args.variant)
+    report = eval_report(load_analyst(args.model, variant=args.variant), args.position, board, state, args.ply)
     if args.json:
-        print(json.dumps({"position": args.position, "evaluations": rows}))
+        print(json.dumps(report))
         return 0
     print(render(board))
     print(PROB_HEADER + "   Cubeful")
-    for row in rows:
+    for row in report["evaluations"]:
         print(_prob_row(f"{row['plies']}-ply", row["probs"], row["equity"]) + f"  {row['cubeful']:+7.3f}")
     return 0
 
@@ -126,13 +156,13 @@ def cmd_hint(args) -> int:
 
     if args.batch:
         return _run_batch(args, batch_hint)
-    board, state = parse_position(need_position(args))
-    in_variant(board, args.variant)
-    dice = dice_for(args, state)
-    rows = hint_rows(load_analyst(args.model, variant=args.variant), board, state, dice, args.ply)
+    board, state = position_in_variant(need_position(args), args.variant)
+    net = load_analyst(args.model, variant=args.variant)
+    report = hint_report(net, args.position, board, state, dice_for(args.dice, state), args.ply)
     if args.json:
-        print(json.dumps({"position": args.position, "dice": list(dice), "moves": rows}))
+        print(json.dumps(report))
         return 0
+    dice, rows = report["dice"], report["moves"]
     print(render(board))
     print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful equity after the move (EMG in a match):")
     for i, row in enumerate(rows[: args.top], 1):
@@ -147,10 +177,8 @@ def cmd_cube(args) -> int:
 
     if args.batch:
         return _run_batch(args, batch_cube)
-    board, state = parse_position(need_position(args))
-    in_variant(board, args.variant)
-    net = load_analyst(args.model, variant=args.variant)
-    result = {"position": args.position, **cube_result(net, board, state, args.ply)}
+    board, state = position_in_variant(need_position(args), args.variant)
+    result = cube_report(load_analyst(args.model, variant=args.variant), args.position, board, state, args.ply)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -230,7 +258,7 @@ def register(sub) -> None:
         command.add_argument("--ply", type=int, default=0 if name == "eval" else 2 if name == "cube" else 1,
                              choices=range(0, 4), help="search depth (default %(default)s)")
         model_option(command)
-        command.add_argument("--variant", default="standard", choices=sorted(VARIANTS),
+        command.add_argument("--variant", default="standard", choices=VARIANT_CHOICES,
                              help="the variant of the position: its checker count decides gammons (default standard)")
         command.add_argument("--json", action="store_true")
         if name == "hint":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import re
 
 from engine.board import BoardError
@@ -50,10 +51,11 @@ def parse_dice(text: str) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
-def dice_for(args, state) -> tuple[int, int]:
-    dice = args.dice or (state.dice if state is not None and state.dice[0] else None)
+def dice_for(dice: tuple[int, int] | None, state) -> tuple[int, int]:
+    """The roll given (``--dice``, or the web page's dice), else the dice rolled in the position's match state."""
+    dice = dice or (state.dice if state is not None and state.dice[0] else None)
     if dice is None:
-        raise BoardError("no dice: give --dice (e.g. --dice 64) or a Match ID / XGID with dice")
+        raise BoardError("no dice: give the roll (--dice 64 on the command line) or a Match ID / XGID with dice")
     return dice
 
 
@@ -67,3 +69,11 @@ def need_position(args) -> str:
 def model_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="default",
                         help="a weights file or player name (default: the shipped net, models/default.pt)")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a server listening on ``host`` is reachable from this machine only."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # getsockname gives an IP literal; a name would be a surprise, judged by its spelling
+        return host == "localhost"

@@ -2,7 +2,8 @@
 
 The themes live beside this file: :mod:`app.analyse` (show, moves, eval, hint, cube,
 rollout), :mod:`app.review` (analyze: whole matches), :mod:`app.play` (demo, play, match,
-serve) and :mod:`app.tools` (train, bench). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
+serve), :mod:`app.chouette`, :mod:`app.tools` (train, bench), :mod:`app.odds` and
+:mod:`app.web` (the board in the browser). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
 that cannot be read or written) ends with one line on stderr and exit code 2; any
 other exception is a bug and keeps its traceback.
 """
@@ -15,7 +16,7 @@ import sys
 
 from engine.errors import GammonError
 
-from . import analyse, chouette, odds, play, review, tools
+from . import analyse, chouette, odds, play, review, tools, web
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Backgammon engine: exact vectorized rules, position formats, analysis, bots.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for theme in (analyse, review, play, chouette, tools, odds):
+    for theme in (analyse, review, play, chouette, tools, odds, web):
         theme.register(sub)
     return parser
 

@@ -5,7 +5,6 @@ Models load when a command runs (``models`` imports torch), so ``gammon --help``
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import sys
@@ -20,7 +19,7 @@ from engine.evaluator import evaluator_policy
 from engine.game import Rules, duplicate_duel, play_games
 from engine.matchlog import Recorder, check_match_path, save_match
 
-from .arguments import at_least, between, model_option
+from .arguments import at_least, between, is_loopback, model_option
 from .external import Bot, ExternalPlayerServer
 from .terminal import TerminalGame
 
@@ -124,13 +123,6 @@ def _listening(address: tuple[str, int], bot: Bot, **limits) -> ExternalPlayerSe
         raise GammonError(f"cannot listen on {address[0]}:{address[1]}: {reason}") from None
 
 
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:  # getsockname gives an IP literal; a name would be a surprise, judged by its spelling
-        return host == "localhost"
-
-
 def cmd_serve(args) -> int:
     from models.players import load_analyst
 
@@ -139,7 +131,7 @@ def cmd_serve(args) -> int:
     limits = {"idle_timeout": args.idle_timeout, "max_connections": args.max_connections}
     with _listening((args.host, args.port), bot, **limits) as server:
         host, port = server.server_address[:2]
-        if not _is_loopback(host):
+        if not is_loopback(host):
             # gnubg's external-player protocol has no authentication: anyone who can reach the port gets the bot.
             print(f"gammon serve: WARNING: listening on {host}, not loopback; the protocol has no authentication, "
                   f"anyone who can reach port {port} can use this server", file=sys.stderr, flush=True)

@@ -1,0 +1,184 @@
+"""Games against the bot for the web page: ``gammon play``'s session with its prompts answered over HTTP.
+
+A game is :class:`app.terminal.TerminalGame`, so :func:`engine.game.play` (the one game
+loop) runs it and the commands are the words ``gammon play`` reads (``roll``, ``double``,
+``take``, ``pass``, a move like ``24/18 13/11``, ``resign gammon``, ``hint``). The loop runs
+in a thread of its own and stops at each prompt until the page sends a command; a request
+hands over one command and returns at the next prompt, so the bot's replies are played by
+then. The board, the cube and the score the page draws follow the loop's events. The
+table keeps a few games in memory; a game left alone for ``IDLE_SECONDS`` ends.
+"""
+
+from __future__ import annotations
+
+import queue
+import secrets
+import threading
+import time
+
+import numpy as np
+
+from engine.board import flip, starting_board, variant_checkers
+from engine.errors import GammonError
+from engine.formats import MatchState, gnubgid
+from engine.game import GameEvent
+from engine.notation import legal_plays
+from engine.svg import board_svg
+
+from ..terminal import YOU, Quit, TerminalGame
+
+IDLE_SECONDS = 1800  # a game nobody has answered for this long ends, and its thread with it
+REPLY_SECONDS = 120  # the longest a request waits for the bot to reach the next prompt
+MAX_GAMES = 16
+PROMPTS = {"roll> ": "roll", "move> ": "move", "take or pass> ": "answer"}
+
+
+class NoSuchGame(GammonError):
+    """A game id the table does not hold (never made, ended and dropped, or the server restarted)."""
+
+
+class WebGame(TerminalGame):
+    """One session of the person (player 0) against the bot, driven by :meth:`send` from any thread."""
+
+    def __init__(self, evaluator, length: int = 0, variant: str = "standard", seed: int | None = None):
+        super().__init__(evaluator, length=length, seed=seed, write=self._note, variant=variant)
+        self.id = secrets.token_urlsafe(12)
+        self.lines: list[str] = []  # the transcript
+        self.prompt: str | None = None  # roll, move or answer while the loop waits for the person
+        self.view = starting_board(variant)  # the board from the person's side
+        self.cube_value, self.cube_owner, self.crawford = 1, -1, False  # owner -1 centered, else a player
+        self.over = False
+        self.failure: BaseException | None = None  # a bug in the loop, raised in the request that waits
+        self.used = time.monotonic()
+        self._commands: queue.Queue[str] = queue.Queue()
+        self._changed = threading.Condition()
+        self._one_at_a_time = threading.Lock()
+        self._thread = threading.Thread(target=self._play, name=f"gammon-web-game-{self.id}", daemon=True)
+
+    # -- driving the loop from requests ---------------------------------------------------
+    def start(self) -> dict:
+        """Start the loop; the snapshot at the person's first prompt (the bot may have moved first)."""
+        self._thread.start()
+        return self._next_prompt(0)
+
+    def send(self, command: str) -> dict:
+        """Answer the prompt with ``command``; the snapshot at the next prompt, or at the end."""
+        with self._one_at_a_time:
+            if self.over:
+                raise GammonError("this game is over: start a new one")
+            self.used = time.monotonic()
+            said = len(self.lines)
+            with self._changed:
+                self.prompt = None
+                self._commands.put(command)
+            return self._next_prompt(said)
+
+    def current(self) -> dict:
+        """The snapshot as things stand (after the command in flight, if any)."""
+        with self._one_at_a_time:
+            return {**self.snapshot(), "said": []}
+
+    def end(self) -> None:
+        """End the session at its next prompt, without waiting for it."""
+        self._commands.put("quit")
+
+    def _next_prompt(self, said: int) -> dict:
+        with self._changed:
+            if not self._changed.wait_for(lambda: self.prompt is not None or self.over, REPLY_SECONDS):
+                raise TimeoutError(f"the bot took over {REPLY_SECONDS} s to reach the next prompt")
+        if self.failure is not None:
+            raise self.failure
+        return {**self.snapshot(), "said": self.lines[said:]}
+
+    def _play(self) -> None:
+        try:
+            self.run()
+        except BaseException as exc:  # a bug: the waiting request raises it, the server answers 500
+            self.failure = exc
+        finally:
+            with self._changed:
+                self.over, self.prompt = True, None
+                self._changed.notify_all()
+
+    # -- TerminalGame's input and output, for the page ------------------------------------
+    def ask(self, prompt: str) -> str:
+        with self._changed:
+            self.prompt = PROMPTS[prompt]
+            self._changed.notify_all()
+        try:
+            return self._commands.get(timeout=IDLE_SECONDS).strip()
+        except queue.Empty:
+            raise Quit from None
+
+    def _note(self, text: str = "") -> None:
+        self.lines.extend(str(text).splitlines())
+
+    def show(self, board_you: np.ndarray) -> None:
+        """Nothing to write: the page draws ``self.view`` with every snapshot."""
+
+    def save(self, path) -> None:
+        self.write("save is for gammon play: the web board writes no files on the server")
+
+    def hear(self, event: GameEvent) -> None:
+        super().hear(event)
+        if event.kind == "start":
+            self.view = starting_board(self.variant)
+            self.cube_value, self.cube_owner, self.crawford = event.value, -1, event.crawford
+        elif event.kind == "move":
+            after = next(p.board for p in legal_plays(event.board, event.dice) if p.notation == event.move)
+            self.view = after if event.player == YOU else flip(after)
+        elif event.kind == "take":
+            self.cube_value, self.cube_owner = event.value, event.player
+
+    # -- what the page shows --------------------------------------------------------------
+    def snapshot(self) -> dict:
+        """The game as the person sees it: the board (SVG and GNUbgID), the prompt, the legal moves, the transcript."""
+        dice = self.position[1] if self.prompt == "move" else None
+        state = MatchState(cube=self.cube_value, cube_owner=self.cube_owner, on_roll=YOU, turn=YOU,
+                           crawford=self.crawford, game_state=2 if self.over else 1, dice=dice or (0, 0),
+                           match_length=self.length, score=tuple(self.score))
+        legal = [p.notation for p in legal_plays(self.position[0], dice)] if dice else []
+        return {"id": self.id, "prompt": self.prompt, "over": self.over, "variant": self.variant,
+                "length": self.length, "score": list(self.score), "dice": list(dice) if dice else None,
+                "legal": legal, "position": gnubgid(self.view, state), "log": list(self.lines),
+                "svg": board_svg(self.view, state, variant_checkers(self.variant), names=("you", "bot"))}
+
+
+class GameTable:
+    """The games in progress by id: at most ``limit``; a new game past that ends the one idle longest."""
+
+    def __init__(self, limit: int = MAX_GAMES):
+        self.limit = limit
+        self._games: dict[str, WebGame] = {}
+        self._lock = threading.Lock()
+
+    def new(self, evaluator, length: int = 0, variant: str = "standard", seed: int | None = None) -> dict:
+        game = WebGame(evaluator, length, variant, seed)
+        with self._lock:
+            for finished in [g for g in self._games.values() if g.over]:
+                del self._games[finished.id]
+            if len(self._games) >= self.limit:
+                idle = min(self._games.values(), key=lambda g: g.used)
+                idle.end()
+                del self._games[idle.id]
+            self._games[game.id] = game
+        return game.start()
+
+    def get(self, game_id: str) -> WebGame:
+        with self._lock:
+            game = self._games.get(game_id)
+        if game is None:
+            raise NoSuchGame(f"no game {game_id[:40]!r} here: it ended or the server restarted; start a new one")
+        return game
+
+    def end(self, game_id: str) -> None:
+        game = self.get(game_id)
+        game.end()
+        with self._lock:
+            self._games.pop(game_id, None)
+
+    def end_all(self) -> None:
+        with self._lock:
+            for game in self._games.values():
+                game.end()
+            self._games.clear()

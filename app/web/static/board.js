@@ -1,0 +1,545 @@
+// The web board's page: three tabs over the JSON API of app/web/api.py. Plain JavaScript, no build step.
+// The boards are engine/svg.py's pictures; this file adds the move arrows, the clicks and the tables.
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const PROBABILITIES = ["Win", "W(g)", "W(bg)", "L(g)", "L(bg)"];
+const BAR = 25;
+const OFF = 0;
+
+const $ = (id) => document.getElementById(id);
+
+// -- talking to the server -------------------------------------------------------------------
+
+async function request(path, options = {}) {
+  const response = await fetch(path, options);
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    throw new Error(body.detail || `${response.status} ${response.statusText}`);
+  }
+  return body;
+}
+
+function query(params) {
+  const present = Object.entries(params).filter(([, value]) => value !== undefined && value !== null);
+  return new URLSearchParams(present).toString();
+}
+
+const get = (path, params) => request(`${path}?${query(params)}`);
+
+const postJson = (path, body) =>
+  request(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+// Runs ``work`` and shows its failure (the API's one-line reason) in ``messageId``.
+async function guarded(messageId, work) {
+  say(messageId, "");
+  try {
+    await work();
+  } catch (error) {
+    say(messageId, error.message);
+  }
+}
+
+function say(messageId, text, info = false) {
+  const message = $(messageId);
+  message.textContent = text;
+  message.classList.toggle("info", info);
+}
+
+// -- small builders ------------------------------------------------------------------------
+
+function make(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "onclick") node.addEventListener("click", value);
+    else node.setAttribute(name, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+function svgNode(tag, attributes = {}, text = undefined) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// A table; ``rows`` are {cells, className, onclick}.
+function table(headers, rows) {
+  const head = make("tr", {}, ...headers.map((text) => make("th", {}, text)));
+  const body = rows.map((row) => {
+    const attributes = row.className ? { class: row.className } : {};
+    if (row.onclick) attributes.onclick = row.onclick;
+    return make("tr", attributes, ...row.cells.map((cell) => make("td", {}, cell)));
+  });
+  return make("table", {}, make("thead", {}, head), make("tbody", {}, ...body));
+}
+
+const signed = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
+const percent = (p) => (100 * p).toFixed(1) + "%";
+const rollText = (dice) => `${dice[0]}-${dice[1]}`;
+const pointName = (point) => (point === BAR ? "bar" : point === OFF ? "off" : String(point));
+
+// -- the SVG boards ------------------------------------------------------------------------
+
+function showBoard(containerId, svgText) {
+  $(containerId).innerHTML = svgText; // engine/svg.py escapes every text it draws
+  return $(containerId).querySelector("svg");
+}
+
+function box(svg, selector) {
+  return svg.querySelector(selector).getBBox();
+}
+
+// Where an arrow starts or ends for ``point`` (25 the bar, 0 borne off), in the picture's units.
+function spot(svg, point) {
+  if (point === BAR || point === OFF) {
+    const place = box(svg, point === BAR ? "rect.bar" : "rect.tray");
+    return [place.x + place.width / 2, place.y + place.height * 0.75]; // the mover's half of the bar and tray
+  }
+  const triangle = box(svg, `polygon.point[data-point="${point}"]`);
+  const top = point >= 13;
+  return [triangle.x + triangle.width / 2, top ? triangle.y + 20 : triangle.y + triangle.height - 20];
+}
+
+function arrowhead(svg) {
+  if (svg.querySelector("#arrowhead")) return;
+  const marker = svgNode("marker", { id: "arrowhead", viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 4,
+    markerHeight: 4, orient: "auto-start-reverse" });
+  marker.append(svgNode("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }));
+  const defs = svgNode("defs");
+  defs.append(marker);
+  svg.prepend(defs);
+}
+
+// The steps of a move, [from, to] pairs, drawn as arrows over the board. Each arrow bows towards the middle
+// of the board by a third of its length, so that steps along one row (8/5 6/5) stay apart.
+function drawArrows(svg, steps) {
+  arrowhead(svg);
+  const bar = box(svg, "rect.bar");
+  const middle = bar.y + bar.height / 2;
+  for (const [from, to] of steps) {
+    const [x1, y1] = spot(svg, from);
+    const [x2, y2] = spot(svg, to);
+    const [cx, cy] = [(x1 + x2) / 2, (y1 + y2) / 2];
+    const bow = Math.sign(middle - cy) * Math.min(Math.hypot(x2 - x1, y2 - y1) / 3, 150);
+    svg.append(svgNode("path", { d: `M${x1},${y1} Q${cx},${cy + bow} ${x2},${y2}`, class: "arrow",
+      "marker-end": "url(#arrowhead)" }));
+  }
+}
+
+// The point (1..24, 25 the bar, 0 the tray) under a click on the board, or null.
+function pointAt(svg, event) {
+  const where = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
+  const inside = (place) => where.x >= place.x && where.x <= place.x + place.width
+    && where.y >= place.y && where.y <= place.y + place.height;
+  const bar = box(svg, "rect.bar");
+  if (inside(bar)) return BAR;
+  if (inside(box(svg, "rect.tray"))) return OFF;
+  const middle = bar.y + bar.height / 2;
+  for (const triangle of svg.querySelectorAll("polygon.point")) {
+    const point = Number(triangle.dataset.point);
+    const column = triangle.getBBox();
+    const sameHalf = (point >= 13) === (where.y < middle);
+    if (sameHalf && where.x >= column.x && where.x <= column.x + column.width) return point;
+  }
+  return null;
+}
+
+function fillVariants(names) {
+  for (const select of document.querySelectorAll("select.variant")) {
+    select.replaceChildren(...names.map((name) => make("option", { value: name }, name)));
+    select.value = "standard";
+  }
+}
+
+// -- tabs ----------------------------------------------------------------------------------
+
+function openTab(name) {
+  for (const tab of document.querySelectorAll("[role=tab]")) {
+    tab.setAttribute("aria-selected", String(tab.dataset.tab === name));
+  }
+  for (const section of document.querySelectorAll("section.tab")) {
+    section.hidden = section.id !== `${name}-tab`;
+  }
+}
+
+// -- the position tab: board, hints, cube, evaluation ------------------------------------------
+
+const analysis = { position: "", variant: "standard" };
+
+function positionParams() {
+  return { position: analysis.position, variant: analysis.variant };
+}
+
+function describe(board) {
+  const [mine, theirs] = board.pips;
+  const parts = [`Pips: player on roll ${mine}, opponent ${theirs}.`];
+  const state = board.state;
+  if (!state) {
+    parts.push("A bare Position ID: money play, the cube centred at 1.");
+    return parts.join(" ");
+  }
+  const owner = state.cube_owner < 0 ? "centred" : state.cube_owner === state.on_roll ? "owned by the player on roll"
+    : "owned by the opponent";
+  parts.push(`Cube ${state.cube}, ${owner}.`);
+  if (state.match_length) {
+    const score = `${state.score[state.on_roll]}-${state.score[1 - state.on_roll]}`;
+    parts.push(`${state.match_length}-point match, score ${score} (player on roll first)`
+      + `${state.crawford ? ", the Crawford game" : ""}.`);
+  } else {
+    parts.push("Money game.");
+  }
+  if (state.dice[0]) parts.push(`Dice ${rollText(state.dice)}.`);
+  return parts.join(" ");
+}
+
+function clearResults() {
+  for (const id of ["hints", "cube-advice", "evaluation"]) $(id).replaceChildren();
+}
+
+async function showPosition() {
+  analysis.position = $("position").value.trim();
+  analysis.variant = $("variant").value;
+  clearResults();
+  const board = await get("/api/board", positionParams());
+  showBoard("board", board.svg);
+  $("summary").textContent = describe(board);
+}
+
+// A position typed or a variant chosen since the board was drawn is drawn before it is analysed.
+async function currentPosition() {
+  if ($("position").value.trim() !== analysis.position || $("variant").value !== analysis.variant) {
+    await showPosition();
+  }
+  return positionParams();
+}
+
+async function showMove(move, dice, row) {
+  const chosen = row.classList.contains("chosen");
+  for (const other of row.parentElement.children) other.classList.remove("chosen");
+  if (chosen) { // a second click goes back to the position before the move
+    const board = await get("/api/board", positionParams());
+    showBoard("board", board.svg);
+    $("summary").textContent = describe(board);
+    return;
+  }
+  const after = await get("/api/board", { ...positionParams(), move, dice: dice.join("") });
+  drawArrows(showBoard("board", after.svg), after.arrows);
+  row.classList.add("chosen");
+  $("summary").textContent = `After ${move || "(no move)"} with ${rollText(dice)}; click the move again to go back. `
+    + describe(after);
+}
+
+async function showHints() {
+  const params = { ...await currentPosition(), dice: $("dice").value.trim(), ply: $("ply").value };
+  const hint = await get("/api/hint", params);
+  const rows = hint.moves.map((move, i) => ({
+    className: "pick" + (i === 0 ? " best" : ""),
+    cells: [String(i + 1), move.move || "(no move)", `${move.plies}-ply`, signed(move.equity),
+      i === 0 ? "" : signed(move.diff), ...move.probs.map(percent)],
+    onclick: (event) => {
+      const row = event.currentTarget;
+      guarded("position-message", () => showMove(move.move, hint.dice, row));
+    },
+  }));
+  const heading = make("h3", {}, `${rollText(hint.dice)} to play: ${hint.moves.length} legal play(s), `
+    + "cubeful equity after the move (EMG in a match); click one to see it");
+  $("hints").replaceChildren(heading, table(["#", "Move", "Ply", "Equity", "Diff", ...PROBABILITIES], rows));
+}
+
+async function showCube() {
+  const cube = await get("/api/cube", { ...await currentPosition(), ply: $("ply").value });
+  const probabilities = table(["", ...PROBABILITIES, "Cubeless"],
+    [{ cells: [`${cube.plies}-ply`, ...cube.probs.map(percent), signed(cube.cubeless)] }]);
+  const parts = [make("h3", {}, "Cube decision"), probabilities];
+  if (cube.double_take === null) {
+    parts.push(make("p", {}, `No cube decision: ${cube.reason}; cubeful equity ${signed(cube.no_double)}.`));
+  } else {
+    const best = Math.max(cube.no_double, Math.min(cube.double_take, cube.double_pass));
+    const match = "mwc_no_double" in cube;
+    const options = [["No double", cube.no_double, cube.mwc_no_double],
+      ["Double, take", cube.double_take, cube.mwc_double_take],
+      ["Double, pass", cube.double_pass, cube.mwc_double_pass]];
+    const rows = options.map(([name, equity, mwc]) => ({
+      cells: [name, signed(equity), signed(equity - best), ...(match ? [percent(mwc)] : [])],
+    }));
+    parts.push(table(["Action", match ? "EMG" : "Equity", "Diff", ...(match ? ["MWC"] : [])], rows));
+    parts.push(make("p", { class: "status" }, `Proper cube action: ${cube.verdict}`),
+      make("p", {}, `Take point ${percent(cube.take_point)}.${cube.reason ? ` (${cube.reason})` : ""}`));
+  }
+  $("cube-advice").replaceChildren(...parts);
+}
+
+async function showEvaluation() {
+  const evaluation = await get("/api/eval", { ...await currentPosition(), ply: $("ply").value });
+  const rows = evaluation.evaluations.map((row) => ({
+    cells: [`${row.plies}-ply`, ...row.probs.map(percent), signed(row.equity), signed(row.cubeful)],
+  }));
+  $("evaluation").replaceChildren(make("h3", {}, "Evaluation"),
+    table(["", ...PROBABILITIES, "Cubeless", "Cubeful"], rows));
+}
+
+function analysePosition(position, variant) {
+  $("position").value = position;
+  $("variant").value = variant;
+  $("dice").value = "";
+  openTab("position");
+  return guarded("position-message", showPosition);
+}
+
+// -- the play tab: a game against the bot ------------------------------------------------------
+
+const play = { game: null, picked: null, busy: false };
+
+const PROMPT_WORDS = {
+  roll: "Your turn: roll, or double.",
+  answer: "The bot doubles: take or pass.",
+};
+
+function renderGame(game) {
+  play.game = game;
+  play.picked = null;
+  showBoard("play-board", game.svg);
+  const log = $("play-log");
+  log.replaceChildren(...game.log.map((line) => make("li", {}, line)));
+  log.scrollTop = log.scrollHeight;
+  for (const button of document.querySelectorAll("#play-tab [data-prompt]")) {
+    button.disabled = game.over || !button.dataset.prompt.split(" ").includes(game.prompt);
+  }
+  $("move").disabled = game.prompt !== "move";
+  $("move").value = "";
+  $("legal-moves").replaceChildren(...game.legal.map((move) => make("option", { value: move })));
+  $("play-status").textContent = game.over ? "The game is over: start a new one."
+    : game.prompt === "move" ? `You rolled ${rollText(game.dice)}: play your move.` : PROMPT_WORDS[game.prompt];
+  $("analyse-game-position").disabled = false;
+  say("play-message", game.said.join("\n"), true);
+}
+
+async function playCommand(command) {
+  if (!play.game || play.busy) return;
+  play.busy = true;
+  try {
+    await guarded("play-message", async () => renderGame(await postJson(`/api/games/${play.game.id}`, { command })));
+  } finally {
+    play.busy = false;
+  }
+}
+
+async function newGame() {
+  const settings = { length: Number($("game-length").value || 0), variant: $("game-variant").value };
+  if ($("game-seed").value !== "") settings.seed = Number($("game-seed").value);
+  if (play.game && !play.game.over) {
+    fetch(`/api/games/${play.game.id}`, { method: "DELETE" }); // the old game's thread ends; no need to wait
+  }
+  renderGame(await postJson("/api/games", settings));
+}
+
+// Click a checker, then where it goes: each pair becomes one step of the move in the box.
+function pickPoint(event) {
+  const svg = $("play-board").querySelector("svg");
+  if (!svg || !play.game || play.game.prompt !== "move") return;
+  const point = pointAt(svg, event);
+  if (point === null) return;
+  svg.querySelector(".picked")?.remove();
+  if (play.picked === null) {
+    if (point === OFF) return;
+    play.picked = point;
+    const [x, y] = spot(svg, point);
+    svg.append(svgNode("circle", { cx: x, cy: y, r: 23, class: "picked" }));
+    return;
+  }
+  const step = `${pointName(play.picked)}/${pointName(point)}`;
+  play.picked = null;
+  if (step.split("/")[0] === step.split("/")[1]) return; // the same point twice: the pick is undone
+  $("move").value = ($("move").value.trim() + " " + step).trim();
+}
+
+// -- the match tab: a whole match, decision by decision ------------------------------------------
+
+const review = { result: null, index: 0 };
+
+// The position of a decision is seen from the player on roll: the doubler when the decision is a take.
+const onRoll = (decision) => (decision.kind === "take" ? 1 - decision.player : decision.player);
+
+function decisionWords(decision, names) {
+  const who = names[decision.player];
+  const what = decision.kind === "move" ? `rolls ${rollText(decision.dice)} and plays`
+    : decision.kind === "cube" ? "cube:" : "answer:";
+  const best = decision.best !== decision.action ? `, best ${decision.best}` : "";
+  const verdict = decision.grade ? ` (${decision.grade}, ${decision.loss_mp} mp)` : "";
+  return `Game ${decision.game}: ${who} ${what} ${decision.action}${best}${verdict}`;
+}
+
+function summaryTable(result) {
+  const keys = Object.keys(result.players[0]).filter((key) => key !== "name");
+  const rows = keys.map((key) => ({ cells: [key.replaceAll("_", " "), ...result.players.map((p) => String(p[key]))] }));
+  return table(["", ...result.players.map((p) => p.name)], rows);
+}
+
+// Player 0's standing before each move (MWC in a match, cubeless equity in money play); errors and blunders
+// are dots that open their decision.
+function drawGraph(result) {
+  const width = 900, height = 220, pad = 30;
+  const values = result.graph.map((point) => point.value);
+  const match = result.match_length > 0;
+  const low = match ? 0 : Math.min(-1, ...values);
+  const high = match ? 1 : Math.max(1, ...values);
+  const x = (i) => pad + (width - 2 * pad) * i / Math.max(values.length - 1, 1);
+  const y = (v) => height - pad - (height - 2 * pad) * (v - low) / (high - low);
+  const svg = svgNode("svg", { viewBox: `0 0 ${width} ${height}` });
+  const add = (tag, attributes, text) => svg.appendChild(svgNode(tag, attributes, text));
+  add("rect", { width, height, fill: "#fafafa" });
+  const middle = y(match ? 0.5 : 0);
+  add("line", { x1: pad, x2: width - pad, y1: middle, y2: middle, stroke: "#bbb" });
+  result.graph.forEach((point, i) => {
+    if (i > 0 && point.game !== result.graph[i - 1].game) {
+      add("line", { x1: x(i), x2: x(i), y1: pad, y2: height - pad, stroke: "#ddd" });
+    }
+  });
+  for (const v of match ? [0, 0.5, 1] : [low, 0, high]) {
+    add("text", { x: 2, y: y(v) + 4, "font-size": 10 }, String(Math.round(v * 100) / 100));
+  }
+  add("polyline", { points: values.map((v, i) => `${x(i)},${y(v)}`).join(" "), fill: "none", stroke: "#1565c0",
+    "stroke-width": 2 });
+  const names = result.players.map((p) => p.name);
+  add("text", { x: pad, y: 18, "font-size": 13 },
+    `${names[0]}'s ${match ? "match winning chance" : "cubeless equity"} before each move; `
+    + "dots: errors (orange) and blunders (red); a faint line starts each game");
+  let moves = 0;
+  result.decisions.forEach((decision, index) => {
+    const at = Math.min(moves, values.length - 1);
+    if (decision.kind === "move") moves += 1;
+    if (decision.grade !== "error" && decision.grade !== "blunder") return;
+    const dot = add("circle", { cx: x(at), cy: y(values[at]), r: 6, class: `marker ${decision.grade}`,
+      fill: decision.grade === "blunder" ? "#b00020" : "#c25e00" });
+    dot.append(svgNode("title", {}, decisionWords(decision, names)));
+    dot.addEventListener("click", () => guarded("match-message", () => showDecision(index)));
+  });
+  $("graph").replaceChildren(svg);
+}
+
+function decisionBoardParams(decision) {
+  const names = review.result.players.map((p) => p.name);
+  const mover = onRoll(decision);
+  return { position: decision.position, mover: names[mover], opponent: names[1 - mover] };
+}
+
+async function showDecision(index) {
+  const decisions = review.result.decisions;
+  review.index = Math.max(0, Math.min(index, decisions.length - 1));
+  const decision = decisions[review.index];
+  const items = $("decisions").children;
+  for (const item of items) item.classList.remove("current");
+  items[review.index].classList.add("current");
+  items[review.index].scrollIntoView({ block: "nearest" });
+  const names = review.result.players.map((p) => p.name);
+  $("decision-text").textContent = `${review.index + 1}/${decisions.length}. ${decisionWords(decision, names)}`;
+  $("decision-text").className = `status ${decision.grade}`;
+  const canShow = decision.kind === "move";
+  $("show-played").disabled = !canShow;
+  $("show-best").disabled = !canShow;
+  const board = await get("/api/board", decisionBoardParams(decision));
+  showBoard("match-board", board.svg);
+}
+
+async function showDecisionMove(which) {
+  const decision = review.result.decisions[review.index];
+  const move = decision[which] === "(no move)" ? "" : decision[which];
+  const after = await get("/api/board", { ...decisionBoardParams(decision), move, dice: decision.dice.join("") });
+  drawArrows(showBoard("match-board", after.svg), after.arrows);
+}
+
+function nextError() {
+  const decisions = review.result.decisions;
+  for (let i = review.index + 1; i < decisions.length; i++) {
+    if (decisions[i].grade === "error" || decisions[i].grade === "blunder") return showDecision(i);
+  }
+  say("match-message", "No error or blunder after this decision.", true);
+}
+
+async function analyseMatch() {
+  const file = $("match-file").files[0];
+  if (!file) throw new Error("Choose a .mat or .sgf file first.");
+  say("match-message", `Analysing ${file.name} at ${$("match-ply").value}-ply…`, true);
+  const params = query({ name: file.name, ply: $("match-ply").value, no_cube: $("match-no-cube").checked });
+  const result = await request(`/api/analyze?${params}`,
+    { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: file });
+  review.result = result;
+  const names = result.players.map((p) => p.name);
+  const kind = result.match_length ? `${result.match_length}-point match` : "money session";
+  say("match-message", `${file.name}: ${kind}, ${result.games} game(s), ${names[0]} ${result.final_score[0]} - `
+    + `${names[1]} ${result.final_score[1]}; analysed at ${result.plies}-ply.`, true);
+  $("match-summary").replaceChildren(summaryTable(result));
+  drawGraph(result);
+  $("decisions").replaceChildren(...result.decisions.map((decision, index) => make("li",
+    { class: decision.grade, onclick: () => guarded("match-message", () => showDecision(index)) },
+    decisionWords(decision, names))));
+  $("match-result").hidden = result.decisions.length === 0;
+  if (result.decisions.length) await showDecision(0);
+}
+
+// -- wiring --------------------------------------------------------------------------------
+
+function onSubmit(formId, messageId, work) {
+  $(formId).addEventListener("submit", (event) => {
+    event.preventDefault();
+    guarded(messageId, work);
+  });
+}
+
+function onClick(buttonId, messageId, work) {
+  $(buttonId).addEventListener("click", () => guarded(messageId, work));
+}
+
+function wire() {
+  for (const tab of document.querySelectorAll("[role=tab]")) {
+    tab.addEventListener("click", () => openTab(tab.dataset.tab));
+  }
+  const rolls = [];
+  for (let high = 1; high <= 6; high++) {
+    for (let low = 1; low <= high; low++) rolls.push(make("option", { value: `${high}${low}` }));
+  }
+  $("rolls").replaceChildren(...rolls);
+
+  onSubmit("position-form", "position-message", showPosition);
+  onSubmit("analysis-form", "position-message", showHints);
+  onClick("cube-button", "position-message", showCube);
+  onClick("eval-button", "position-message", showEvaluation);
+
+  onSubmit("new-game-form", "play-message", newGame);
+  $("move-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    playCommand($("move").value);
+  });
+  for (const button of document.querySelectorAll("#play-actions [data-command]")) {
+    button.addEventListener("click", () => playCommand(button.dataset.command));
+  }
+  $("resign-button").addEventListener("click", () => playCommand(`resign ${$("resign-kind").value}`));
+  $("clear-move").addEventListener("click", () => { $("move").value = ""; });
+  $("play-board").addEventListener("click", pickPoint);
+  $("analyse-game-position").addEventListener("click",
+    () => analysePosition(play.game.position, play.game.variant));
+
+  onSubmit("match-form", "match-message", analyseMatch);
+  onClick("previous-decision", "match-message", () => showDecision(review.index - 1));
+  onClick("next-decision", "match-message", () => showDecision(review.index + 1));
+  onClick("next-error", "match-message", nextError);
+  onClick("show-played", "match-message", () => showDecisionMove("action"));
+  onClick("show-best", "match-message", () => showDecisionMove("best"));
+  onClick("analyse-decision", "match-message", () => {
+    const decision = review.result.decisions[review.index];
+    return analysePosition(decision.position, "standard");
+  });
+}
+
+async function start() {
+  wire();
+  await guarded("position-message", async () => {
+    fillVariants((await request("/api/variants")).variants);
+    await showPosition();
+  });
+}
+
+document.addEventListener("DOMContentLoaded", start);

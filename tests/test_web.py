@@ -1,0 +1,221 @@
+"""gammon web's API through FastAPI's test client: the CLI's JSON for each operation, a one-line 4xx for bad
+input (never a 500), uploads kept small and in a temporary folder, and games against the bot."""
+
+import json
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient  # noqa: E402 (only once fastapi is known to be there)
+
+from app.cli import main  # noqa: E402
+from app.web import api  # noqa: E402
+from app.web.games import GameTable, NoSuchGame  # noqa: E402
+
+DATA = Path(__file__).parent / "data"
+OPENING = "4HPwATDgc/ABMA:cAkAAAAAAAAE"  # money, centered cube, no dice
+MATCH_CUBE = "4HPkASjgc/ABMA:MAGgAAAAAAAE"  # a 5-point match at 0-0: the cube answer carries MWC
+SMALL_MATCH = DATA / "sgf" / "money.sgf"
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(api.create_app()) as test_client:
+        yield test_client
+
+
+def cli_json(capsys, argv: list[str]) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("operation, params, argv", [
+    ("moves", {"position": OPENING, "dice": "31"}, ["moves", OPENING, "--dice", "31"]),
+    ("eval", {"position": OPENING, "ply": 1}, ["eval", OPENING, "--ply", "1"]),
+    ("hint", {"position": OPENING, "dice": "6-4", "ply": 0}, ["hint", OPENING, "--dice", "64", "--ply", "0"]),
+    ("cube", {"position": MATCH_CUBE, "ply": 0}, ["cube", MATCH_CUBE, "--ply", "0"]),
+    ("hint", {"position": "4HPwATDgc/ABMA", "dice": "21", "ply": 0, "variant": "nackgammon"},
+     ["hint", "4HPwATDgc/ABMA", "--dice", "21", "--ply", "0", "--variant", "nackgammon"]),
+])
+def test_each_operation_returns_what_the_cli_prints_with_json(client, capsys, operation, params, argv):
+    response = client.get(f"/api/{operation}", params=params)
+    assert response.status_code == 200
+    assert response.json() == cli_json(capsys, argv)
+
+
+def test_the_cube_at_a_match_score_gives_match_winning_chances(client):
+    cube = client.get("/api/cube", params={"position": MATCH_CUBE, "ply": 0}).json()
+    assert 0 < cube["mwc_no_double"] < 1 and cube["double_pass"] == 1.0
+
+
+def test_analyze_returns_what_the_cli_writes_with_json(client, capsys, tmp_path):
+    response = client.post("/api/analyze", params={"name": SMALL_MATCH.name}, content=SMALL_MATCH.read_bytes())
+    assert response.status_code == 200
+    out = tmp_path / "out.json"
+    assert main(["analyze", str(SMALL_MATCH), "--json", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert response.json() == json.loads(out.read_text())
+
+
+def test_a_move_on_the_board_gives_the_position_after_it_and_its_arrows(client):
+    before = client.get("/api/board", params={"position": OPENING}).json()
+    after = client.get("/api/board", params={"position": OPENING, "dice": "31", "move": "8/5 6/5"}).json()
+    assert before["pips"] == [167, 167] and after["pips"] == [163, 167]
+    assert after["arrows"] == [[8, 5], [6, 5]]
+    assert "after 8/5 6/5" in after["svg"] and after["state"]["dice"] == [3, 1]
+
+
+def test_the_page_and_its_files_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/board.js" in page.text
+    for name in ("board.js", "board.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    assert "/api/hint" in client.get("/openapi.json").json()["paths"]
+
+
+@pytest.mark.parametrize("path, params, status, fragment", [
+    ("/api/board", {"position": "not an id"}, 400, "cannot read 'not an id' as a position"),
+    ("/api/board", {"position": "4HPwATDgc/ABM!"}, 400, "'!'"),
+    ("/api/hint", {"position": OPENING, "dice": "71", "ply": 0}, 400, "dice are two digits 1..6"),
+    ("/api/hint", {"position": OPENING, "ply": 0}, 400, "no dice"),
+    ("/api/moves", {"position": OPENING, "dice": "3"}, 400, "dice are two digits"),
+    ("/api/board", {"position": OPENING, "dice": "31", "move": "24/18"}, 400, "24/18"),
+    ("/api/eval", {"position": OPENING, "variant": "hypergammon"}, 400, "a side has only 3"),
+    ("/api/eval", {"position": OPENING, "variant": "chess"}, 422, "variant"),
+    ("/api/hint", {"position": OPENING, "dice": "31", "ply": 9}, 422, "ply"),
+    ("/api/cube", {}, 422, "position"),
+    ("/api/eval", {"position": "x" * 201}, 422, "position"),
+])
+def test_bad_input_is_a_4xx_with_a_one_line_reason(client, path, params, status, fragment):
+    response = client.get(path, params=params)
+    assert response.status_code == status
+    detail = response.json()["detail"]
+    assert fragment in detail and "\n" not in detail
+
+
+def test_an_upload_over_the_limit_is_refused_before_analysis(client):
+    response = client.post("/api/analyze", params={"name": "big.mat"}, content=b" " * (api.MAX_UPLOAD_BYTES + 1))
+    assert response.status_code == 413 and "KiB limit" in response.json()["detail"]
+
+
+def test_a_bad_upload_names_the_file_as_uploaded_and_leaves_nothing_behind(client, monkeypatch, tmp_path):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the upload's temporary folder goes
+    broken = client.post("/api/analyze", params={"name": "mine.mat"}, content=b"this is no match\n")
+    assert broken.status_code == 400
+    assert broken.json()["detail"].startswith("mine.mat") and str(tmp_path) not in broken.json()["detail"]
+    not_a_match = client.post("/api/analyze", params={"name": "../../etc/passwd"}, content=b"x")
+    assert not_a_match.status_code == 400 and "ends in .mat or .sgf" in not_a_match.json()["detail"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def new_game(client, **settings) -> dict:
+    response = client.post("/api/games", json=settings)
+    assert response.status_code == 200
+    return response.json()
+
+
+def send(client, game: dict, command: str) -> dict:
+    response = client.post(f"/api/games/{game['id']}", json={"command": command})
+    assert response.status_code == 200
+    return response.json()
+
+
+def to_move_prompt(client, game: dict) -> dict:
+    return send(client, game, "roll") if game["prompt"] == "roll" else game
+
+
+def test_a_game_goes_on_after_your_move_with_the_bot_reply(client):
+    game = to_move_prompt(client, new_game(client, seed=3))
+    assert game["prompt"] == "move" and game["dice"] and game["legal"]
+    bot_moves = sum(line.startswith("The bot rolls") for line in game["log"])
+    after = send(client, game, game["legal"][0])
+    assert after["said"][0].startswith(f"You roll {game['dice'][0]}-{game['dice'][1]} and play")
+    assert sum(line.startswith("The bot rolls") for line in after["log"]) == bot_moves + 1
+    assert after["position"] != game["position"] and after["prompt"] in ("roll", "move")
+    assert client.get(f"/api/games/{game['id']}").json()["position"] == after["position"]
+
+
+def test_an_illegal_move_is_refused_and_the_prompt_stays(client):
+    game = to_move_prompt(client, new_game(client, seed=3))
+    refused = send(client, game, "24/1")
+    assert refused["prompt"] == "move" and refused["said"][0].startswith("illegal: ")
+    assert refused["position"] == game["position"]
+
+
+def test_the_web_game_writes_no_file_on_the_server(client, tmp_path):
+    game = to_move_prompt(client, new_game(client, seed=3))
+    answer = send(client, game, f"save {tmp_path / 'game.mat'}")
+    assert "writes no files" in answer["said"][0] and list(tmp_path.iterdir()) == []
+
+
+def test_a_resigned_game_is_over_and_takes_no_more_commands(client):
+    game = to_move_prompt(client, new_game(client, seed=3, variant="nackgammon"))
+    over = send(client, game, "resign backgammon")
+    assert over["over"] and over["prompt"] is None and "the bot accepts" in over["said"][0]
+    again = client.post(f"/api/games/{game['id']}", json={"command": "roll"})
+    assert again.status_code == 400 and "over" in again.json()["detail"]
+
+
+def test_a_match_game_draws_the_score(client):
+    game = new_game(client, length=5, seed=4)
+    assert "5-point match" in game["svg"] and game["length"] == 5
+
+
+@pytest.mark.parametrize("settings, fragment", [
+    ({"length": 100}, "length"), ({"variant": "chess"}, "variant"), ({"seed": -1}, "seed"),
+])
+def test_bad_game_settings_are_a_422(client, settings, fragment):
+    response = client.post("/api/games", json=settings)
+    assert response.status_code == 422 and fragment in response.json()["detail"]
+
+
+def test_an_unknown_game_is_a_404_and_an_endless_command_a_422(client):
+    assert client.post("/api/games/nope", json={"command": "roll"}).status_code == 404
+    game = new_game(client, seed=3)
+    assert client.post(f"/api/games/{game['id']}", json={"command": "8" * 5000}).status_code == 422
+    assert client.delete(f"/api/games/{game['id']}").status_code == 200
+    assert client.get(f"/api/games/{game['id']}").status_code == 404
+
+
+def test_the_table_ends_the_game_idle_longest_past_its_limit():
+    from models.players import load_analyst
+
+    table = GameTable(limit=2)
+    bot = load_analyst("default")
+    first, second = (table.new(bot, seed=seed)["id"] for seed in (1, 2))
+    table.get(first).used -= 60  # the first game has waited longest
+    third = table.new(bot, seed=3)["id"]
+    with pytest.raises(NoSuchGame):
+        table.get(first)
+    assert table.get(second) and table.get(third)
+
+
+def test_gammon_web_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn now fails
+    assert main(["web"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install -e '.[web]'" in err
+
+
+@pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("0.0.0.0", True)])
+def test_gammon_web_warns_when_it_listens_beyond_loopback(monkeypatch, capsys, host, warned):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # bind, but serve nothing
+    assert main(["web", "--host", host, "--port", "0"]) == 0
+    out, err = capsys.readouterr()
+    assert ("WARNING" in err) == warned and "gammon web board on http://" in out
+
+
+def test_gammon_web_on_a_port_in_use_is_one_line(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        assert main(["web", "--port", str(taken.getsockname()[1])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot listen on 127.0.0.1" in err

@@ -1,0 +1,102 @@
+"""The web board in a real headless browser: Debian's Chromium driven by Playwright (no browser is downloaded).
+
+The page is served by uvicorn on a free loopback port in a thread of this process. The test pastes an ID,
+asks for a hint, clicks the best move and sees the board change, then plays a move against the bot and
+sees the bot answer. Its screenshot of the hint is docs/web-board.png, the picture in the README.
+"""
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+uvicorn = pytest.importorskip("uvicorn")
+sync_api = pytest.importorskip("playwright.sync_api")
+
+from app.web import listening_socket  # noqa: E402 (only once the web extra is known to be there)
+from app.web.api import create_app  # noqa: E402
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "web-board.png"
+OPENING = "4HPwATDgc/ABMA:cAkAAAAAAAAE"
+
+if not CHROMIUM.exists():
+    pytest.skip(f"no Debian chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def url():
+    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+    sock = listening_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start in 30 s"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(url):
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 780})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(error))
+        page.goto(url)
+        yield page
+        browser.close()
+        assert errors == [], f"the page raised: {errors}"
+
+
+def test_paste_an_id_ask_a_hint_and_click_the_best_move(page):
+    page.fill("#position", OPENING)
+    page.click("#show-button")
+    page.wait_for_selector("#board svg")
+    assert "Money game" in page.inner_text("#summary")
+    before = page.inner_html("#board")
+    page.fill("#dice", "31")
+    page.select_option("#ply", "0")
+    page.click("#hint-button")
+    best = page.wait_for_selector("#hints tr.best")
+    assert "8/5 6/5" in best.inner_text()
+    best.click()
+    page.wait_for_selector("#board .arrow", state="attached")
+    assert page.inner_html("#board") != before
+    assert "after 8/5 6/5" in page.inner_text("#board")
+    page.screenshot(path=str(SCREENSHOT))
+
+
+def test_bad_dice_are_a_message_on_the_page(page):
+    page.fill("#dice", "71")
+    page.click("#hint-button")
+    page.wait_for_function("document.querySelector('#position-message').textContent.includes('dice are')")
+
+
+def test_play_a_move_by_clicking_and_typing_and_see_the_bot_reply(page):
+    page.click("[data-tab=play]")
+    page.fill("#game-seed", "3")
+    page.click("#new-game-button")
+    page.wait_for_selector("#play-board svg")
+    if page.is_enabled("#play-actions [data-command=roll]"):
+        page.click("#play-actions [data-command=roll]")
+    page.wait_for_function("document.querySelector('#play-status').textContent.startsWith('You rolled')")
+    legal = page.eval_on_selector_all("#legal-moves option", "options => options.map(o => o.value)")
+    first_step = legal[0].split()[0]  # seed 3 opens with plain steps like 8/3: no bar, no hit
+    for point in first_step.split("/"):
+        place = page.locator(f'#play-board polygon.point[data-point="{point}"]').bounding_box()
+        page.mouse.click(place["x"] + place["width"] / 2, place["y"] + place["height"] / 2)
+    assert page.input_value("#move") == first_step
+    bot_moves = page.inner_text("#play-log").count("The bot rolls")
+    page.fill("#move", legal[0])
+    page.click("#play-button")
+    page.wait_for_function(f"document.querySelector('#play-log').textContent.split('The bot rolls').length > "
+                           f"{bot_moves + 1}")
