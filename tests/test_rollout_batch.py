@@ -157,10 +157,10 @@ def test_training_positions_labelled_as_ray_tasks_get_the_labels_of_one_process(
     from engine.formats import board_from_position_id
     from models.network import load_weights
     from models.players import DEFAULT_MODEL
-    from training.distill import label_positions, labelling_runner
+    from training.distill import label_chunk, label_positions, model_runner
 
     boards = np.stack([board_from_position_id(p) for p in POSITIONS] * 2)
-    here = labelling_runner(WithBearoff(load_weights(DEFAULT_MODEL)), DEFAULT_MODEL, 1)
+    here = model_runner(partial(label_chunk, 1), WithBearoff(load_weights(DEFAULT_MODEL)), DEFAULT_MODEL)
     whole = label_positions(boards, 2, tmp_path / "here.npz", here, progress=False)
-    on_ray = labelling_runner(None, DEFAULT_MODEL, 1, ray="auto")
+    on_ray = model_runner(partial(label_chunk, 1), None, DEFAULT_MODEL, ray="auto")
     assert np.allclose(label_positions(boards, 2, tmp_path / "ray.npz", on_ray, progress=False), whole, atol=1e-6)

@@ -2,6 +2,7 @@
 
 import json
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pytest
@@ -14,12 +15,15 @@ from engine.game import duplicate_duel, ranked_in_groups
 from models.baselines import RandomEvaluator
 from models.network import WeightsError, load_weights
 from training.distill import (
+    Collecting,
     DistillConfig,
+    collect_batch,
     collect_positions,
     generation,
     held_out_rows,
+    label_chunk,
     label_positions,
-    labelling_runner,
+    model_runner,
     rival_plays,
 )
 from training.recipe import run_recipe
@@ -117,15 +121,15 @@ def test_a_short_training_run_beats_random(tmp_path):
 
 
 def test_a_distillation_generation_fits_its_own_search(tmp_path):
-    """A generation moves the net towards its 1-ply search: the contact net's held-out divergence drops by a
-    tenth or more (about 17% on this tiny run), and no net ends worse than it started."""
+    """A generation moves the net towards its 1-ply search: the held-out divergence of all positions drops by a
+    tenth or more and the contact net's by 5% or more (12% and 7.5% on this tiny run), and no net ends worse."""
     td = train(tiny(games=1500, parallel=64, hidden=32, checkpoint_every=1500), tmp_path / "td", progress=False)
     config = DistillConfig(positions=3000, epochs=12, chunk=500, lr=1e-3, seed=5)
     weights = generation(td, tmp_path / "gen", config, progress=False)
     log = [json.loads(line) for line in (tmp_path / "gen" / "log.jsonl").read_text().splitlines()]
     fitted = next(r for r in log if r["step"] == "fitted")
     before, after = fitted["held_out_before"], fitted["held_out_after"]
-    assert after["contact"] < 0.9 * before["contact"], fitted
+    assert after["all"] < 0.9 * before["all"] and after["contact"] < 0.95 * before["contact"], fitted
     assert all(after[name] <= before[name] for name in before), fitted
     labels = np.load(tmp_path / "gen" / "labels.npy")
     assert labels.shape == (3000, 6) and np.allclose(labels.sum(1), 1, atol=1e-5) and (labels >= 0).all()
@@ -152,12 +156,13 @@ def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
     replayed = replayed[[b.tobytes() not in own for b in replayed]]
     relabels = np.load(third / "relabels.npy")
     assert len(relabels) == len(replayed) > 0
-    searched = label_positions(replayed[:5], 5, tmp_path / "p.npz", labelling_runner(load_weights(second), second, 1),
-                               progress=False)
+    teacher = model_runner(partial(label_chunk, 1), load_weights(second), second)
+    searched = label_positions(replayed[:5], 5, tmp_path / "p.npz", teacher, progress=False)
     assert np.allclose(relabels[:5], searched, atol=1e-6)
     # A relabelled generation stands for all before it: gen4 replays gen3's fit (its own and its relabelled
     # positions), not gen2's old labels; and it collects rival plays' positions too.
-    generation(third / "model.pt", tmp_path / "gen4", replace(config, seed=8, fresh="", replay=2, rivals=0.5), progress=False)
+    generation(third / "model.pt", tmp_path / "gen4", replace(config, seed=8, fresh="", replay=2, rivals=0.5),
+               progress=False)
     fitted = [json.loads(line) for line in (tmp_path / "gen4" / "log.jsonl").read_text().splitlines()][-1]
     assert fitted["positions"] == 200 + 200 + len(relabels)
     with pytest.raises(GammonError, match="gen0 has no labelled positions"):
@@ -194,14 +199,18 @@ def test_a_hash_split_holds_out_each_position_whatever_the_batch_it_comes_in():
         held_out_rows(boards, replace(config, split="odd"))
 
 
-def test_labelling_gives_the_same_labels_on_worker_processes_and_resumes_from_its_saved_chunks(tmp_path):
+def test_collecting_and_labelling_give_the_same_positions_and_labels_on_worker_processes_and_resume(tmp_path):
     weights = train(tiny(), tmp_path / "td", progress=False)
     evaluator = WithBearoff(load_weights(weights))  # as a generation labels
-    boards = collect_positions(evaluator, 8, 0.1, seed=1, progress=False)
-    here = labelling_runner(evaluator, weights, 1)
+    collecting = partial(collect_batch, Collecting(explore=0.1, rivals=0.5, seed=1, games=20))
+    boards = collect_positions(200, 1, model_runner(collecting, evaluator, weights), progress=False)
+    pooled = collect_positions(200, 1, model_runner(collecting, evaluator, weights, workers=2), width=3, progress=False)
+    assert np.array_equal(pooled, boards) and len({b.tobytes() for b in boards}) == 200
+    boards = boards[:8]
+    here = model_runner(partial(label_chunk, 1), evaluator, weights)
     whole = label_positions(boards, 2, tmp_path / "whole.npz", here, progress=False)
-    pooled = label_positions(boards, 2, tmp_path / "pool.npz", labelling_runner(evaluator, weights, 1, workers=2),
-                             progress=False)
+    pooled = label_positions(boards, 2, tmp_path / "pool.npz",
+                             model_runner(partial(label_chunk, 1), evaluator, weights, workers=2), progress=False)
     assert np.allclose(pooled, whole, atol=1e-6)
 
     def out_of_order_then_killed(pieces):
@@ -209,17 +218,17 @@ def test_labelling_gives_the_same_labels_on_worker_processes_and_resumes_from_it
             yield pieces[index], here([pieces[index]]).__next__()[1]
         raise KeyboardInterrupt
 
-    partial = tmp_path / "labels.partial.npz"
+    saved = tmp_path / "labels.partial.npz"
     with pytest.raises(KeyboardInterrupt):
-        label_positions(boards, 2, partial, out_of_order_then_killed, progress=False, save_every=0)
-    assert np.array_equal(np.load(partial)["labels"], whole[:4])  # the first two chunks; the fourth waits for the third
+        label_positions(boards, 2, saved, out_of_order_then_killed, progress=False, save_every=0)
+    assert np.array_equal(np.load(saved)["labels"], whole[:4])  # the first two chunks; the fourth waits for the third
     ran = []
 
     def counting(pieces):
         ran.extend(piece.start for piece in pieces)
         return here(pieces)
 
-    assert np.array_equal(label_positions(boards, 2, partial, counting, progress=False), whole)
+    assert np.array_equal(label_positions(boards, 2, saved, counting, progress=False), whole)
     assert ran == [4, 6]
 
 

@@ -10,18 +10,22 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    model's own habits. Every position on roll that is not already decided is kept,
    each one once. With ``--rivals`` a share of the moves also keeps the position after
    one of the plays ranked just below the chosen one: the near misses the net must rank.
+   The games are played in batches of 500, each with its own seed (seed, batch), taken
+   in order: the positions are the same on one process, ``--workers K`` or ``--ray``.
 2. **Labels** (``labels.npy``): each position's distribution over the six results for
    the player on roll, from the model's own ``plies``-deep search
    (:func:`engine.analysis.position_probs`), bear-offs answered by the exact databases.
-   Labelling runs in chunks; finished chunks are kept in ``labels.partial.npz``.
+   Labelling runs in chunks (on this process, ``--workers K`` or ``--ray``, with the
+   same labels); finished chunks are kept in ``labels.partial.npz``.
    With ``--relabel`` the replayed generations' positions (each once) are labelled
    anew by this generation's search too (``relabels.npy``), so that every target of
    the fit comes from one teacher, the best so far, not from the weaker ones before.
 3. **Fit** (``model.pt``): supervised cross-entropy from the labels to each class net's
    softmax, starting from the current weights (or from random ones, wider, for the nets
    named by ``--fresh``), on this generation's positions and those of the ``--replay``
-   generations before it (a relabelling generation among them stands for all older ones); a share of the positions is held out, and each net keeps the
-   epoch with its lowest held-out divergence from the labels.
+   generations before it (a relabelling generation among them stands for all older
+   ones); a share of the positions is held out, and each net keeps the epoch with its
+   lowest held-out divergence from the labels.
 
 Targets come only from our own nets and searches: the model teaches its next version
 what its search already knows. ``log.jsonl`` records every step.
@@ -89,16 +93,42 @@ def result_labels(probs: np.ndarray) -> np.ndarray:
 # -- 1. positions ------------------------------------------------------------------------------
 
 
-def collect_positions(evaluator, count: int, explore: float, seed: int, progress: bool = True,
-                      rivals: float = 0.0) -> np.ndarray:
-    """``count`` distinct undecided positions on roll from self-play of ``evaluator`` with random moves mixed in.
+@dataclass(frozen=True)
+class Collecting:
+    """How positions are collected: the share of random moves and of rival plays, and the run's seed."""
 
-    With ``rivals`` > 0, that share of the moves also keeps the position after a *rival*
-    play: one of the four plays ranked just below the one chosen. Play choice is a ranking
-    of such near-equal afterstates, and self-play alone seldom shows the net the ones it
-    did not choose.
+    explore: float
+    rivals: float
+    seed: int
+    games: int = 500  # games of one batch: one piece of work for a runner
+
+
+@dataclass(frozen=True)
+class GameBatch:
+    """Batch ``index`` of a collection's self-play games; its dice and choices come from (seed, index) alone."""
+
+    index: int
+
+    @property
+    def key(self) -> int:
+        return self.index
+
+    @property
+    def where(self) -> str:
+        return f"self-play batch {self.index}"
+
+
+def collect_batch(how: Collecting, teacher, batch: GameBatch) -> np.ndarray:
+    """The task of every runner: the undecided positions on roll of one batch of self-play games, each once.
+
+    The games are 0-ply self-play of ``teacher`` with a share ``how.explore`` of the moves
+    random. With ``how.rivals`` > 0, that share of the moves also keeps the position after
+    a *rival* play: one of the four plays ranked just below the one chosen. Play choice is
+    a ranking of such near-equal afterstates, and self-play alone seldom shows the net the
+    ones it did not choose.
     """
-    rng = np.random.default_rng(seed)
+    evaluator = evaluator_of(teacher)
+    rng = np.random.default_rng(np.random.SeedSequence([how.seed, batch.index]))
     wander = random_policy(rng)
     seen: dict[bytes, np.ndarray] = {}
 
@@ -110,23 +140,40 @@ def collect_positions(evaluator, count: int, explore: float, seed: int, progress
         values = np.asarray(evaluator.score_afterstates(afterstates.boards), dtype=np.float64)
         ranked = ranked_in_groups(values, afterstates.offsets)
         choice = ranked[afterstates.offsets[:-1]]
-        random_move = rng.random(len(choice)) < explore
+        random_move = rng.random(len(choice)) < how.explore
         if random_move.any():
             choice[random_move] = wander(afterstates)[random_move]
         keep(afterstates.boards[choice])
-        if rivals:
-            keep(afterstates.boards[rival_plays(ranked, afterstates.offsets, rivals, rng)])
+        if how.rivals:
+            keep(afterstates.boards[rival_plays(ranked, afterstates.offsets, how.rivals, rng)])
         return choice
 
+    play_games((collecting, collecting), how.games, seed=int(rng.integers(2**31)))
+    return np.stack(list(seen.values()))
+
+
+def collect_positions(count: int, seed: int, runner: Runner, width: int = 1, progress: bool = True) -> np.ndarray:
+    """``count`` distinct undecided positions on roll, a random sample of those of the first batches that hold them.
+
+    ``runner`` plays ``collect_batch`` tasks, ``width`` batches at a time. The batches are
+    taken in order until they hold ``count`` positions, whatever finished first, so the
+    positions depend on the task and ``seed`` alone, not on where or how widely the games
+    were played.
+    """
+    seen: dict[bytes, np.ndarray] = {}
     bar = tqdm(total=count, unit="pos", desc="positions", disable=not progress)
-    batch = 0
+    index = 0
     while len(seen) < count:
-        before = len(seen)
-        play_games((collecting, collecting), 500, seed=int(rng.integers(2**31)) + batch)
-        bar.update(min(len(seen), count) - before)
-        batch += 1
+        finished = dict((batch.index, boards) for batch, boards in runner([GameBatch(index + k) for k in range(width)]))
+        for k in range(index, index + width):
+            if len(seen) < count:
+                before = len(seen)
+                seen.update((board.tobytes(), board) for board in finished[k] if board.tobytes() not in seen)
+                bar.update(min(len(seen), count) - before)
+        index += width
     bar.close()
     boards = np.stack(list(seen.values()))
+    rng = np.random.default_rng(seed)
     return boards[rng.permutation(len(boards))[:count]]  # a random sample: not only the first games' openings
 
 
@@ -174,13 +221,18 @@ def teacher_from(model_path: Path) -> Teacher:
     return Teacher(hashlib.sha256(data).hexdigest(), load_payload(model_path))
 
 
-def label_chunk(teacher, plies: int, chunk: Chunk) -> np.ndarray:
-    """The task of every runner: ``chunk``'s labels from ``teacher`` (an evaluator, or a Teacher loaded once here)."""
+def evaluator_of(teacher):
+    """``teacher`` itself if it is an evaluator; a Teacher's evaluator, built once in this process."""
     if isinstance(teacher, Teacher):
         if teacher.digest not in _TEACHERS:
             _TEACHERS[teacher.digest] = WithBearoff(NetEvaluator(model_from_payload(teacher.payload, "teacher")))
         teacher = _TEACHERS[teacher.digest]
-    return result_labels(position_probs(teacher, chunk.boards, plies))
+    return teacher
+
+
+def label_chunk(plies: int, teacher, chunk: Chunk) -> np.ndarray:
+    """The task of every runner: ``chunk``'s labels from ``teacher``'s ``plies``-deep search."""
+    return result_labels(position_probs(evaluator_of(teacher), chunk.boards, plies))
 
 
 def label_positions(boards: np.ndarray, chunk: int, partial: Path, runner: Runner, progress: bool = True,
@@ -211,12 +263,12 @@ def label_positions(boards: np.ndarray, chunk: int, partial: Path, runner: Runne
     return np.concatenate(labels)
 
 
-def labelling_runner(evaluator, model_path: Path, plies: int, workers: int = 1, ray: str | None = None) -> Runner:
-    """This process labels with ``evaluator``; ``workers`` processes or Ray tasks with ``model_path``'s weights."""
+def model_runner(task, evaluator, model_path: Path, workers: int = 1, ray: str | None = None) -> Runner:
+    """Runs ``task(teacher, item)``: here with ``evaluator``, or on ``workers`` processes or Ray with ``model_path``."""
     if ray or workers > 1:
-        task = partial(label_chunk, teacher_from(model_path), plies)
+        task = partial(task, teacher_from(model_path))
         return ray_tasks(task, ray, None) if ray else process_pool(task, workers)
-    return in_process(partial(label_chunk, evaluator, plies))
+    return in_process(partial(task, evaluator))
 
 
 def labelled_once(boards: np.ndarray, labels_file: Path, runner: Runner, config: DistillConfig, log: Path,
@@ -407,15 +459,17 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     positions_file = out / "positions.npy"
     if not positions_file.exists():
         started = time.perf_counter()
-        boards = collect_positions(evaluator, config.positions, config.explore, config.seed, progress,
-                                   config.rivals)
+        games = model_runner(partial(collect_batch, Collecting(config.explore, config.rivals, config.seed)),
+                             evaluator, model_path, workers, ray)
+        width = 2 * workers if workers > 1 else 8 if ray else 1  # batches in flight: more would be wasted at the end
+        boards = collect_positions(config.positions, config.seed, games, width, progress)
         save_array(positions_file, boards)
         classes = np.bincount(position_class(boards), minlength=len(CLASS_NAMES))
         append_log(log, {"step": "positions", "count": len(boards), "seconds": round(time.perf_counter() - started, 1),
                          **{name: int(n) for name, n in zip(CLASS_NAMES, classes)}})
     boards = np.load(positions_file)
 
-    runner = labelling_runner(evaluator, model_path, config.plies, workers, ray)
+    runner = model_runner(partial(label_chunk, config.plies), evaluator, model_path, workers, ray)
     labels = labelled_once(boards, out / "labels.npy", runner, config, log, progress)
     if config.relabel and earlier:
         replayed = replayed_positions(boards, earlier)
