@@ -262,15 +262,15 @@ def _double_levels(boards, die, index, variant: Variant):
     parent = index.astype(np.int64)
     levels = [(rows, keys, parent)]
     for step in range(4):
+        allowed = None
+        if not variant.restrictions:
+            last = rows[:, STEP_COLS.start + step - 1].astype(np.uint32) if step else np.uint32(25)
+            allowed = (np.uint32(2) << last) - np.uint32(1)
+        rows, keys, origin = _expand(rows, keys, DIE1_COL, step, variant, allowed)
+        parent = parent[origin]
         if variant.restrictions:
-            rows, keys, origin = _expand(rows, keys, DIE1_COL, step, variant)
-            parent = parent[origin]
             keep = _unique(rows, keys, parent)
             rows, keys, parent = _take_rows(rows, keep), keys[keep], parent[keep]
-        else:
-            last = rows[:, STEP_COLS.start + step - 1].astype(np.uint32) if step else np.uint32(25)
-            rows, keys, origin = _expand(rows, keys, DIE1_COL, step, variant, (np.uint32(2) << last) - np.uint32(1))
-            parent = parent[origin]
         levels.append((rows, keys, parent))
     return levels, [0, 1, 2, 3, 4]
 

@@ -53,10 +53,11 @@ class Geometry:
 
     name: str
     opponent_point: np.ndarray  # (24,): the mover's point of the opponent's point q = 1..24
+    _flip_order: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
-        order = np.concatenate([[BOARD_SIZE - 1], self.opponent_point, [0]])  # bars swap sides
-        object.__setattr__(self, "_flip_order", order)
+        order = np.concatenate([[BOARD_SIZE - 1], self.opponent_point, [0]])  # the bars swap sides
+        object.__setattr__(self, "_flip_order", order)  # frozen: set once, here
 
     def flip(self, boards: np.ndarray) -> np.ndarray:
         """The same position seen from the other side (the opponent becomes the mover)."""
@@ -133,7 +134,7 @@ def fevga_prime_before_all(boards: np.ndarray) -> np.ndarray:
     theirs = along < 0
     leading = np.where(theirs.any(-1), theirs.argmax(-1) + 1, 25)  # his most advanced checker's point
     primes = sliding_window_view(along > 0, PRIME, axis=-1).all(-1)  # index i: a prime on his i+1 .. i+6
-    in_front = np.arange(1, 24 - PRIME + 2) + PRIME - 1 < leading[..., None]
+    in_front = np.arange(PRIME, 25) < leading[..., None]  # the prime's top point, i+6, short of his lead
     return np.any(primes & in_front, axis=-1)
 
 
@@ -145,7 +146,7 @@ class Variant:
     start: dict[int, int]  # {mover's point: checkers} at the start; the opponent's by the geometry
     geometry: Geometry = MIRRORED
     lone_checker_holds: bool = False  # True: nothing is ever hit, a single checker blocks the point
-    restrictions: tuple[Restriction, ...] = field(default=())
+    restrictions: tuple[Restriction, ...] = ()
     backgammons: bool = True  # scoring: a backgammon counts 3 (else a gammon, 2, is the most)
 
     @property
