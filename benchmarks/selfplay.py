@@ -195,7 +195,8 @@ def measure(seconds: float, rounds: int, parallel: int, threads: int, warmup_pli
 
 
 def main(argv=None) -> int:
-    from training.train import Config
+    from engine.variants import STANDARD
+    from training.train import Config, default_nets
 
     defaults = Config()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -205,7 +206,8 @@ def main(argv=None) -> int:
                         help=f"games side by side in our trainer (default {defaults.parallel})")
     parser.add_argument("--threads", type=int, default=defaults.threads,
                         help=f"torch threads (default {defaults.threads}; 1 is far faster on a busy machine)")
-    parser.add_argument("--nets", default=defaults.nets, help=f"the trainer's nets (default {defaults.nets})")
+    nets = default_nets(STANDARD)
+    parser.add_argument("--nets", default=nets, help=f"the trainer's nets (default {nets})")
     parser.add_argument("--warmup-plies", type=int, default=50, help="least warm-up plies before timing (default 50)")
     parser.add_argument("--seed", type=int, default=1, help="dice seed of the gnubg games (default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

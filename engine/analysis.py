@@ -43,7 +43,8 @@ def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
     if plies == 0 or len(boards) == 0:
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64).reshape(len(boards), 5)
     n = len(boards)
-    afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False)
+    afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
+                           variant=evaluator.variant)
     static = searched_afterstates(evaluator, afterstates.boards, 0)
     best = best_in_groups(cubeless_equity(static), afterstates.offsets)
     chosen = static[best] if plies == 1 else searched_afterstates(evaluator, afterstates.boards[best], plies - 1)
@@ -52,7 +53,7 @@ def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
 
 def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
     """(M, 5) probabilities for the side that just moved, each afterstate searched ``plies`` deep."""
-    return afterstate_probs(lambda on_roll: position_probs(evaluator, on_roll, plies), boards, evaluator.checkers)
+    return afterstate_probs(lambda on_roll: position_probs(evaluator, on_roll, plies), boards, evaluator.variant)
 
 
 # -- cube ---------------------------------------------------------------------------------
@@ -191,14 +192,14 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     if cube.money:
         x = cube_efficiency(flip(afterstates.boards))
         cubeful = -cubeful_equity(swap_sides(probs), cube.swapped(), x) / cube.value
-        won = result_points(afterstates.boards, evaluator.checkers)
+        won = result_points(afterstates.boards, evaluator.variant.checkers, evaluator.variant.backgammons)
         if cube.jacoby and cube.owner == "centered":
             won = np.minimum(won, 1)  # gammons count single on a centered cube
         cubeful = np.where(won > 0, won, cubeful)
     else:
         from .match import match_play_values  # match builds on this module
 
-        cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.checkers)
+        cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.variant.checkers)
     order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
     return [
         RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),

@@ -47,6 +47,7 @@ from .analysis import ROLL_WEIGHTS, ROLLS
 from .board import BOARD_SIZE, MAX_CHECKERS, mover_counts, opponent_counts
 from .evaluator import ProbabilityEvaluator, afterstate_equity
 from .movegen import generate
+from .variants import MIRRORED, Geometry
 
 log = logging.getLogger("gammon.bearoff")
 
@@ -394,13 +395,16 @@ def _survival(dist: np.ndarray) -> np.ndarray:
     return np.cumsum(dist[:, ::-1], axis=1)[:, ::-1]
 
 
-def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Databases | None = None):
+def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Databases | None = None,
+                          geometry: Geometry = MIRRORED):
     """Bear-off probabilities for the player on roll: ``(probs (N, 5), applies (N,) bool)``.
 
     A position applies when both sides have checkers left, every one in their own home
     board (none on the bar), and no more than the one-sided database holds; other rows of
     ``probs`` are 0. Columns are gnubg's P(win), P(win gammon), P(win bg), P(lose gammon),
-    P(lose bg). ``checkers`` is the number per side in the game (for "borne off nothing").
+    P(lose bg). ``checkers`` is the number per side in the game (for "borne off nothing");
+    ``geometry`` says where the opponent's home board lies (in the same-direction games the
+    two home boards are apart, so a bear-off there is a race all the same).
 
     P(win) treats the two sides' roll counts as independent, each side playing to minimise
     its expected rolls, as gnubg does with a one-sided database alone: I move first, so
@@ -413,7 +417,7 @@ def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Datab
     """
     one, two = databases if databases is not None else default_databases()
     b = np.asarray(boards).reshape(-1, BOARD_SIZE)
-    mine, theirs = mover_counts(b), opponent_counts(b)
+    mine, theirs = mover_counts(b), opponent_counts(b, geometry)
     my_left, their_left = mine.sum(axis=1), theirs.sum(axis=1)
     applies = (
         (mine[:, POINTS:].sum(axis=1) == 0)
@@ -452,12 +456,12 @@ class WithBearoff:
     def __init__(self, evaluator: ProbabilityEvaluator, databases: Databases | None = None):
         self.evaluator = evaluator
         self.name = f"{evaluator.name}+bearoff"
-        self.checkers = evaluator.checkers
+        self.variant = evaluator.variant
         self.databases = databases if databases is not None else default_databases()
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         boards = np.asarray(boards)
-        probs, applies = bearoff_probabilities(boards, self.checkers, self.databases)
+        probs, applies = bearoff_probabilities(boards, self.variant.checkers, self.databases, self.variant.geometry)
         if not applies.all():
             probs[~applies] = self.evaluator.probabilities(boards[~applies])
         return probs

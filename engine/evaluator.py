@@ -13,8 +13,9 @@ and, for evaluators that estimate game outcomes (the neural networks),
   before rolling; columns in gnubg's order P(win), P(win gammon), P(win backgammon),
   P(lose gammon), P(lose backgammon), the gammon columns including backgammons.
 
-and ``checkers``, the number of checkers a side in the game it evaluates (15; 3 in
-hypergammon). Finished positions (the mover has borne off every checker) are scored
+and ``variant``, the :class:`engine.variants.Variant` of the game it evaluates: its
+checkers a side (15; 3 in hypergammon), how the board turns round to the other side, and
+its scoring. Finished positions (the mover has borne off every checker) are scored
 exactly with it (:mod:`engine.probability`) and never reach an evaluator.
 """
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from .game import Policy, greedy_policy
 from .probability import afterstate_probs, cubeless_equity
+from .variants import Variant
 
 
 class Evaluator(Protocol):
@@ -35,14 +37,14 @@ class Evaluator(Protocol):
 
 
 class ProbabilityEvaluator(Evaluator, Protocol):
-    checkers: int  # checkers a side in the game it evaluates: finished games are scored with it
+    variant: Variant  # the game it evaluates: finished games are scored by its rules, boards turned by its geometry
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray: ...
 
 
 def afterstate_equity(evaluator: ProbabilityEvaluator, boards: np.ndarray) -> np.ndarray:
     """The mover's cubeless equity of each afterstate (a finished game exactly: +1, +2 or +3)."""
-    return cubeless_equity(afterstate_probs(evaluator.probabilities, boards, evaluator.checkers))
+    return cubeless_equity(afterstate_probs(evaluator.probabilities, boards, evaluator.variant))
 
 
 def evaluator_policy(evaluator: Evaluator) -> Policy:

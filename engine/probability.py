@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .board import flip
 from .game import result_points
+from .variants import Variant
 
 # Where each exclusive result goes when the sides swap: my win 1 is their lose 1, and so on.
 SWAPPED_RESULTS = np.array([3, 4, 5, 0, 1, 2])
@@ -68,17 +68,18 @@ def outcome_probs(points: np.ndarray) -> np.ndarray:
 
 
 def afterstate_probs(evaluate_on_roll: Callable[[np.ndarray], np.ndarray], boards: np.ndarray,
-                     checkers: int) -> np.ndarray:
+                     variant: Variant) -> np.ndarray:
     """(M, 5) probabilities for the side that just moved, from ``evaluate_on_roll`` of the other side.
 
-    A finished game (the mover has borne off its last checker) is its exact result,
-    judged with ``checkers`` a side (15, or 3 in hypergammon); every other afterstate is
-    flipped to the opponent on roll, evaluated there and swapped back.
+    A finished game (the mover has borne off its last checker) is its exact result by
+    ``variant``'s rules (its checkers a side, whether backgammons count); every other
+    afterstate is turned round to the opponent on roll (the variant's geometry),
+    evaluated there and swapped back.
     """
     boards = np.asarray(boards)
-    won = result_points(boards, checkers)
+    won = result_points(boards, variant.checkers, variant.backgammons)
     out = outcome_probs(won)
     going = won == 0
     if going.any():
-        out[going] = swap_sides(evaluate_on_roll(flip(boards[going])))
+        out[going] = swap_sides(evaluate_on_roll(variant.geometry.flip(boards[going])))
     return out

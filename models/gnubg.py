@@ -30,6 +30,7 @@ import numpy as np
 
 from engine.board import DTYPE, MOVER_BAR, OPP_BAR
 from engine.evaluator import afterstate_equity
+from engine.variants import STANDARD
 
 
 def import_gnubg_nn():
@@ -68,7 +69,7 @@ class GnubgEvaluator:
     """gnubg's 0-ply cubeless evaluation, one C call per board (see :mod:`engine.evaluator`)."""
 
     name = "gnubg"
-    checkers = 15  # gnubg-nn plays standard backgammon
+    variant = STANDARD  # gnubg-nn plays standard backgammon
 
     def __init__(self):
         self._gnubg_nn = import_gnubg_nn()

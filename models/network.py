@@ -29,6 +29,7 @@ from engine.errors import GammonError
 from engine.evaluator import afterstate_equity
 from engine.files import atomic_write
 from engine.probability import cumulative_probs
+from engine.variants import STANDARD, Variant, variant_named
 
 from .encoding import encoder, extends
 
@@ -140,11 +141,12 @@ def seed_from(target: ClassNets, source: ClassNets) -> list[str]:
 class NetEvaluator:
     """A model (ClassNets, or one TDNet) as an engine evaluator (numpy in, numpy out, no gradients)."""
 
-    def __init__(self, model: ClassNets | TDNet, name: str = "net", meta: dict | None = None, checkers: int = 15):
+    def __init__(self, model: ClassNets | TDNet, name: str = "net", meta: dict | None = None,
+                 variant: Variant = STANDARD):
         self.net = (model if isinstance(model, ClassNets) else ClassNets({"all": model})).eval()
         self.name = name
         self.meta = meta or {}
-        self.checkers = checkers  # checkers a side: scores finished games (3 in hypergammon)
+        self.variant = variant  # the game it evaluates: scores finished games, turns boards round
 
     @torch.no_grad()
     def results(self, boards: np.ndarray) -> np.ndarray:
@@ -217,6 +219,11 @@ def model_from_payload(payload: dict, source: str = "weights") -> ClassNets:
 
 def load_weights(path: str | Path) -> NetEvaluator:
     """A NetEvaluator from a weights file written by :func:`save_weights`."""
-    payload = load_payload(path)
-    model = model_from_payload(payload, str(path))
-    return NetEvaluator(model, name=Path(path).stem, meta=payload.get("meta", {}))
+    return evaluator_from_payload(load_payload(path), str(path), Path(path).stem)
+
+
+def evaluator_from_payload(payload: dict, source: str = "weights", name: str = "net") -> NetEvaluator:
+    """The NetEvaluator of a weights payload, for the variant it was trained on (its training config says)."""
+    meta = payload.get("meta", {})
+    variant = variant_named(meta.get("config", {}).get("variant", "standard"))
+    return NetEvaluator(model_from_payload(payload, source), name=name, meta=meta, variant=variant)

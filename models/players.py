@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.board import variant_checkers
 from engine.errors import GammonError
+from engine.variants import variant_named
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "default.pt"
 NAMES = ("default", "pubeval", "random", "heuristic", "gnubg")
@@ -42,7 +42,7 @@ def load_player(spec: str, seed: int = 0, variant: str = "standard"):
     if spec != "default" and not path.exists():
         raise GammonError(f"unknown player {spec!r}: give a weights file or one of {', '.join(NAMES)}")
     net = load_weights(path)
-    net.checkers = variant_checkers(variant)
+    net.variant = variant_named(variant)
     return net
 
 

@@ -18,13 +18,14 @@ from engine.evaluator import afterstate_equity
 from engine.game import result_points
 from engine.notation import format_move, legal_plays
 from engine.probability import cubeless_equity, swap_sides
+from engine.variants import HYPERGAMMON, STANDARD
 
 
 class PipEvaluator:
     """A deterministic stand-in for a network: P(win) from the pip race, a few gammons."""
 
     name = "pips"
-    checkers = 15
+    variant = STANDARD
 
     def probabilities(self, boards):
         pips = pip_counts(np.asarray(boards)).astype(float)
@@ -176,7 +177,7 @@ def test_hypergammon_search_leaves_score_the_gammon_a_three_checker_game_gives()
     board = np.zeros(26, dtype=np.int8)
     board[1], board[24], board[23] = 1, -2, -1
     evaluator = PipEvaluator()
-    evaluator.checkers = 3
+    evaluator.variant = HYPERGAMMON
     for plies in (1, 2):
         assert np.allclose(position_probs(evaluator, board[None], plies)[0], [1, 1, 0, 0, 0])
     assert rank_moves(evaluator, board, (2, 1))[0].equity == 2.0

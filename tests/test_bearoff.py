@@ -33,6 +33,7 @@ from engine.bearoff import (
 from engine.board import flip, starting_board
 from engine.notation import legal_plays
 from engine.probability import cubeless_equity
+from engine.variants import STANDARD
 
 
 @functools.cache
@@ -238,7 +239,7 @@ class ConstantEvaluator:
 
     name = "constant"
     ROW = [0.5, 0.1, 0.01, 0.1, 0.01]
-    checkers = 15
+    variant = STANDARD
 
     def __init__(self):
         self.seen = []

@@ -16,6 +16,7 @@ import pytest
 from app.external import Bot, ExternalPlayerServer, ProtocolError, parse_fibs_board
 from engine.board import BoardError, starting_board, validate
 from engine.notation import legal_plays
+from engine.variants import STANDARD
 from models.players import load_player
 
 # Verified against gnubg (docs/gnubg.md, "Board line fields"): the bot (player 1) to move 6-3 in the opening position.
@@ -40,7 +41,7 @@ def bot():
 class Even:
     """A stand-in evaluator that finds every position even: the bot answers at once, without torch."""
 
-    name, checkers = "even", 15
+    name, variant = "even", STANDARD
 
     def probabilities(self, boards):
         return np.tile([0.5, 0.1, 0.0, 0.1, 0.0], (len(boards), 1))

@@ -12,6 +12,7 @@ import engine.match
 from engine import met
 from engine.errors import GammonError
 from engine.met import MAX_AWAY, TABLE_AWAY, match_equity
+from engine.variants import STANDARD
 
 KAZAROSS = json.loads(met.MET_PATH.read_text())
 TABLE = np.array(KAZAROSS["pre_crawford"])
@@ -35,7 +36,7 @@ class ConstantEvaluator:
     Each side thinks itself the favourite on roll, so cubes are turned and taken at long-match scores."""
 
     name = "constant"
-    checkers = 15
+    variant = STANDARD
 
     def __init__(self):
         self.rng = np.random.default_rng(0)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from app.terminal import Quit, TerminalGame
 from engine.board import starting_board
+from engine.variants import STANDARD
 
 PROMPTS = ("roll> ", "move> ", "take or pass> ")
 
@@ -168,7 +169,7 @@ def test_fuzz_the_play_prompt_answers_or_refuses(prompt, line, tmp_path_factory,
 class Doomed:
     """A stand-in evaluator: whoever is on roll loses a gammon. The bot declines any single resignation."""
 
-    name, checkers = "doomed", 15
+    name, variant = "doomed", STANDARD
 
     def probabilities(self, boards):
         return np.tile([0.0, 0.0, 0.0, 1.0, 0.0], (len(boards), 1))

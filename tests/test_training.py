@@ -12,6 +12,7 @@ from engine.bearoff import WithBearoff
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import duplicate_duel, ranked_in_groups
+from engine.variants import variant_named
 from models.baselines import RandomEvaluator
 from models.network import WeightsError, load_weights
 from training.distill import (
@@ -242,3 +243,20 @@ def test_the_tiny_recipe_runs_every_stage_and_resumes(tmp_path):
     assert len((tmp_path / "r" / "log.jsonl").read_text().splitlines()) == 2
     with pytest.raises(ValueError, match="unknown recipe"):
         run_recipe("nope", tmp_path / "x")
+
+
+@pytest.mark.parametrize("variant", ["hypergammon", "fevga"])
+def test_training_plays_the_variant_it_is_given_and_the_weights_remember_it(tmp_path, variant):
+    weights = train(tiny(variant=variant, games=200, eval_every=200, eval_games=20), tmp_path / variant,
+                    progress=False)
+    net = load_weights(weights)
+    assert net.variant.name == variant
+    assert set(net.net.nets) == ({"all"} if variant == "fevga" else {"contact", "race"})
+    rows = [json.loads(line) for line in (tmp_path / variant / "log.jsonl").read_text().splitlines()]
+    evaluation = next(row for row in rows if "eval" in row)
+    assert evaluation["eval"]["opponent"] == "heuristic" and evaluation["eval"]["games"] == 20
+    start = np.repeat(variant_named(variant).starting_board()[None], 3, axis=0)
+    probs = net.probabilities(start)
+    assert probs.shape == (3, 5) and np.isfinite(probs).all()
+    with pytest.raises(GammonError, match="--nets all=ENCODING"):
+        Config(variant="moultezim", nets="contact=contact-v1,race=race-v1").check()

@@ -1,4 +1,4 @@
-"""A training curve as a standalone SVG: strength against pubeval (ppg, 95% CI band) by games played."""
+"""A training curve as a standalone SVG: strength against a baseline (ppg, 95% CI band) by games played."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def write_curve(log: Path, out: Path, x_key: str = "games", x_label: str = "self
     for g in nice_ticks(0, x_max):
         ticks.append(f'<text x="{x(g):.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle" '
                      f'font-size="11">{g:,.0f}</text>')
-    title = "Points per game against pubeval (duplicate dice, 95% CI)"
+    title = f"Points per game against {evals[-1]['eval'].get('opponent', 'pubeval')} (duplicate dice, 95% CI)"
     svg = f"""<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="{WIDTH / 2}" y="22" text-anchor="middle" font-size="14">{title}</text>

@@ -53,7 +53,7 @@ from engine.errors import GammonError
 from engine.files import atomic_write
 from engine.game import play_games, random_policy, ranked_in_groups, result_points
 from engine.probability import exclusive_results
-from models.network import NetEvaluator, TDNet, load_payload, model_from_payload, save_weights
+from models.network import TDNet, evaluator_from_payload, load_payload, save_weights
 from training.runners import Runner, in_process, process_pool, ray_tasks
 from training.train import append_log
 
@@ -225,7 +225,7 @@ def evaluator_of(teacher):
     """``teacher`` itself if it is an evaluator; a Teacher's evaluator, built once in this process."""
     if isinstance(teacher, Teacher):
         if teacher.digest not in _TEACHERS:
-            _TEACHERS[teacher.digest] = WithBearoff(NetEvaluator(model_from_payload(teacher.payload, "teacher")))
+            _TEACHERS[teacher.digest] = WithBearoff(evaluator_from_payload(teacher.payload, "teacher"))
         teacher = _TEACHERS[teacher.digest]
     return teacher
 
@@ -450,10 +450,11 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     payload = load_payload(model_path)
-    model = model_from_payload(payload, str(model_path))
+    net = evaluator_from_payload(payload, str(model_path))
+    model = net.net
     model.to(torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto"
                           else config.device))
-    evaluator = WithBearoff(NetEvaluator(model))
+    evaluator = WithBearoff(net)
     earlier, widths = replay_folders(out, config.replay), fresh_widths(config.fresh, list(model.nets))
 
     positions_file = out / "positions.npy"

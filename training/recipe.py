@@ -26,7 +26,7 @@ from engine.errors import GammonError
 from engine.files import atomic_write
 from models.network import load_weights
 from training.distill import DistillConfig, generation
-from training.train import Config, append_log, evaluate_vs_pubeval, read_log, train
+from training.train import Config, append_log, evaluate_vs_baseline, read_log, train
 
 
 @dataclass
@@ -99,7 +99,7 @@ def run_recipe(name: str, out: Path, progress: bool = True, workers: int = 1, ra
         if stage not in done:
             rows = read_log(folder / "log.jsonl")  # TD logs its running time, a generation each step's
             seconds = max((r.get("elapsed_s", 0) for r in rows), default=0) + sum(r.get("seconds", 0) for r in rows)
-            result = evaluate_vs_pubeval(load_weights(weights), recipe.eval_games)
+            result = evaluate_vs_baseline(load_weights(weights), recipe.eval_games)
             append_log(log, {"stage": stage, "stage_index": index, "seconds": seconds, "config": config,
                              "eval": result})
     final = weights.read_bytes()

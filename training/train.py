@@ -13,7 +13,7 @@ restart from the opening position, so the batch stays full.
 
 Everything lands in ``--out``: ``checkpoint.pt`` (atomic, every ``--checkpoint-every``
 games; ``--resume`` loses at most one interval), ``log.jsonl`` (metrics), ``curve.svg``
-(strength against pubeval as training goes), and ``model.pt`` (the final weights).
+(strength against pubeval, or the variant's heuristic, as training goes), and ``model.pt`` (the final weights).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from engine.board import starting_board, variant_checkers
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.files import atomic_write
-from engine.game import best_in_groups, duplicate_duel, play
+from engine.game import Rules, best_in_groups, duplicate_duel, play
 from engine.probability import RESULT_POINTS, afterstate_probs, exclusive_results
+from engine.variants import ROTATED, Variant, variant_named
 from models.network import (
     NetEvaluator,
     WeightsError,
@@ -45,22 +45,21 @@ from models.network import (
     seed_from,
 )
 
-CHECKERS = variant_checkers("standard")  # the trainer plays standard backgammon
-
 
 @dataclass
 class Config:
     games: int = 400_000  # self-play games to train on
+    variant: str = "standard"  # the game it plays (engine.variants.VARIANTS)
     parallel: int = 256  # games played side by side (the batch)
     hidden: int = 128  # hidden units (one ReLU layer) of every net
-    nets: str = "contact=contact-v1,race=race-v1"  # one net per position class: NAME=ENCODING,...
+    nets: str = ""  # one net per position class, NAME=ENCODING,...; empty: the variant's own (default_nets)
     init: str = ""  # a weights file to start from (nets whose encodings extend its own); empty: random
     lr: float = 1e-3  # Adam
     seed: int = 1
     threads: int = 2  # torch CPU threads (results are reproducible for a fixed count)
     device: str = "auto"  # where the network runs: auto (a GPU when present), cpu, cuda
     checkpoint_every: int = 10_000  # games between checkpoints
-    eval_every: int = 25_000  # games between evaluations against pubeval
+    eval_every: int = 25_000  # games between evaluations against pubeval (or the variant's heuristic)
     eval_games: int = 2_000  # duplicate-dice games per evaluation (even)
 
     def check(self) -> None:
@@ -74,17 +73,31 @@ class Config:
             raise GammonError("--eval-games must be even and at least 4 (duplicate dice play games in pairs)")
         if self.device not in ("auto", "cpu", "cuda"):
             raise GammonError(f"--device is auto, cpu or cuda; got {self.device!r}")
+        variant_named(self.variant)
+        if variant_named(self.variant).geometry is ROTATED and self.nets and self.nets.split("=")[0] != "all":
+            raise GammonError(f"{self.variant} has no contact or race positions as backgammon does: give one net, "
+                              "--nets all=ENCODING")
+
+
+def default_nets(variant: Variant) -> str:
+    """The nets a variant trains by default: backgammon's boards one per position class with the knowledge
+    inputs; the same-direction games, whose classes and features are backgammon's, one net on Tesauro's inputs."""
+    return "all=tesauro198" if variant.geometry is ROTATED else "contact=contact-v1,race=race-v1"
 
 
 CHECKPOINT_FORMAT = "gammon-checkpoint"
 
 
-def evaluate_vs_pubeval(evaluator, games: int) -> dict:
-    """Points per game of ``evaluator`` at 0-ply against pubeval, duplicate dice, a fixed seed."""
-    from models.pubeval import PubevalEvaluator
+def evaluate_vs_baseline(evaluator, games: int) -> dict:
+    """Points per game of ``evaluator`` at 0-ply against pubeval (in backgammon; in other variants against
+    the heuristic player of the variant), duplicate dice, a fixed seed."""
+    from models.players import load_player
 
-    stats = duplicate_duel(evaluator_policy(evaluator), evaluator_policy(PubevalEvaluator()), games, seed=12345)
-    return {"opponent": "pubeval", **stats.as_dict()}
+    variant = evaluator.variant.name
+    opponent = "pubeval" if variant == "standard" else "heuristic"
+    stats = duplicate_duel(evaluator_policy(evaluator), evaluator_policy(load_player(opponent, variant=variant)),
+                           games, seed=12345, variant=variant)
+    return {"opponent": opponent, **stats.as_dict()}
 
 
 class Trainer:
@@ -95,12 +108,13 @@ class Trainer:
         self.rng = np.random.default_rng(config.seed)
         self.device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto"
                                    else config.device)
-        self.model = build_model(config.nets, (config.hidden,))
+        self.variant = variant_named(config.variant)
+        self.model = build_model(config.nets or default_nets(self.variant), (config.hidden,))
         if config.init:
             seed_from(self.model, model_from_payload(load_payload(config.init), config.init))
         self.model.to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
-        self.boards = np.repeat(starting_board()[None], config.parallel, axis=0)
+        self.boards = np.repeat(self.variant.starting_board()[None], config.parallel, axis=0)
         self.first_move = np.ones(config.parallel, dtype=bool)  # the game's first move: the opening roll
         self.games_done = 0
         self.plies = 0
@@ -115,8 +129,8 @@ class Trainer:
         checkpoints between calls resume exactly.
         """
         seed = int(self.rng.integers(2**63))
-        result = play((self, self), len(self.boards), seed=seed, start=self.boards, opening=self.first_move,
-                      until_games=games, progress=progress)
+        result = play((self, self), len(self.boards), seed=seed, rules=Rules(variant=self.config.variant),
+                      start=self.boards, opening=self.first_move, until_games=games, progress=progress)
         self.boards, self.first_move = result.boards, result.first_move
         return int(result.games.sum())
 
@@ -146,12 +160,13 @@ class Trainer:
         opponent, now on roll, with the sides swapped.
         """
         self.model.eval()
-        evaluator = NetEvaluator(self.model)
-        return exclusive_results(afterstate_probs(evaluator.probabilities, afterstates, CHECKERS)).astype(np.float32)
+        evaluator = NetEvaluator(self.model, variant=self.variant)
+        probs = afterstate_probs(evaluator.probabilities, afterstates, self.variant)
+        return exclusive_results(probs).astype(np.float32)
 
     # -- evaluation, checkpoints --------------------------------------------------------
     def evaluate(self) -> dict:
-        return evaluate_vs_pubeval(NetEvaluator(self.model), self.config.eval_games)
+        return evaluate_vs_baseline(NetEvaluator(self.model, variant=self.variant), self.config.eval_games)
 
     def checkpoint(self, path: Path) -> None:
         state = {
@@ -196,7 +211,7 @@ class Trainer:
             # checkpoints from before first_move was saved: a game at the starting position is new
             first = state.get("first_move")
             trainer.first_move = (first.numpy().copy() if first is not None
-                                  else (trainer.boards == starting_board()).all(axis=1))
+                                  else (trainer.boards == trainer.variant.starting_board()).all(axis=1))
             trainer.games_done, trainer.plies, trainer.elapsed = state["games_done"], state["plies"], state["elapsed"]
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
             detail = (str(exc).splitlines() or [""])[0]
@@ -264,7 +279,8 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
         trainer.elapsed = time.perf_counter() - started
         if trainer.games_done >= next_eval or trainer.games_done >= config.games:
             result = trainer.evaluate()
-            last_eval = f"{result['ppg']:+.3f} [{result['ci95'][0]:+.3f}, {result['ci95'][1]:+.3f}]"
+            last_eval = (f"vs {result['opponent']} {result['ppg']:+.3f} "
+                         f"[{result['ci95'][0]:+.3f}, {result['ci95'][1]:+.3f}]")
             append_log(log, {"games": trainer.games_done, "elapsed_s": round(trainer.elapsed, 1), "eval": result})
             next_eval += config.eval_every
             started = time.perf_counter() - trainer.elapsed  # evaluation time is not training time
@@ -277,7 +293,7 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
             trainer.checkpoint(checkpoint)
             next_checkpoint += config.checkpoint_every
             started = time.perf_counter() - trainer.elapsed  # nor is writing checkpoints
-        bar.set_postfix_str(f"vs pubeval {last_eval}", refresh=False)
+        bar.set_postfix_str(last_eval, refresh=False)
     bar.close()
     weights = out / "model.pt"
     save_weights(weights, trainer.model, games=trainer.games_done, training_seconds=round(trainer.elapsed, 1),
