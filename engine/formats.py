@@ -18,6 +18,12 @@ whoever is on roll.
 
 Anything that is not a well-formed, consistent ID raises :class:`FormatError` (a
 ``ValueError``) whose message names the fault; nothing is guessed or clipped.
+
+The board formats take a ``variant`` (default ``standard``): a Position ID writes each
+side in its own numbering, so placing the opponent's checkers on the mover's points needs
+the variant's geometry. In Fevga and Moultezim the opponent's point ``q`` is the mover's
+``q + 12`` or ``q - 12`` and the bars are always empty (docs/rules.md, "Position formats").
+A Match ID is the same in every variant.
 """
 
 from __future__ import annotations
@@ -28,8 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import BOARD_SIZE, DTYPE, MAX_CHECKERS, BoardError, flip, mover_counts, opponent_counts, validate
+from .board import BOARD_SIZE, DTYPE, MAX_CHECKERS, BoardError, mover_counts, validate
 from .errors import GammonError
+from .variants import Variant, variant_named
 
 __all__ = [
     "FormatError",
@@ -103,15 +110,25 @@ def _checked_board(board) -> np.ndarray:
         raise FormatError(str(exc)) from None
 
 
-def position_id(board) -> str:
-    """The 14-character gnubg Position ID of ``board`` (seen from the player on roll).
+def _without_bar(board: np.ndarray, variant: Variant, what: str) -> np.ndarray:
+    """``board``, refused (FormatError) when it has a checker on a bar in a variant that never uses one."""
+    if variant.lone_checker_holds and (board[0] or board[BOARD_SIZE - 1]):
+        raise FormatError(f"{what}: {variant.name} has no bar (nothing is ever hit); "
+                          f"got bars {board[0]} and {board[BOARD_SIZE - 1]}")
+    return board
+
+
+def position_id(board, variant: str | Variant = "standard") -> str:
+    """The 14-character gnubg Position ID of ``board`` (seen from the player on roll) in ``variant``.
 
     gnubg's key lists the opponent (slot 0) first, then the player on roll (slot 1),
     each as its own points 1..24 then its bar: *n* one-bits and a zero per point,
-    packed least-significant bit first into 10 bytes.
+    packed least-significant bit first into 10 bytes. The variant's geometry gives the
+    opponent's own numbering.
     """
-    b = _checked_board(board)
-    counts = np.concatenate([opponent_counts(b), mover_counts(b)]).tolist()
+    variant = variant_named(variant)
+    b = _without_bar(_checked_board(board), variant, "a position")
+    counts = np.concatenate([variant.geometry.opponent_counts(b), mover_counts(b)]).tolist()
     key, bit = 0, 0
     for n in counts:
         key |= ((1 << n) - 1) << bit
@@ -136,8 +153,9 @@ def _unary_counts(key: int, pid: str) -> list[int]:
     return counts
 
 
-def board_from_position_id(pid: str) -> np.ndarray:
-    """The board (int8, shape (26,), from the player on roll) of a 14-character Position ID."""
+def board_from_position_id(pid: str, variant: str | Variant = "standard") -> np.ndarray:
+    """The board (int8, shape (26,), from the player on roll) of a 14-character Position ID of ``variant``."""
+    variant = variant_named(variant)
     counts = _unary_counts(_b64_to_key(pid, _POSITION_KEY_BYTES, POSITION_ID_LENGTH, "Position ID"), pid)
     opponent, mover = counts[:_SLOTS], counts[_SLOTS:]
     for side, side_counts in (("opponent", opponent), ("player on roll", mover)):
@@ -149,13 +167,13 @@ def board_from_position_id(pid: str) -> np.ndarray:
     board[1:26] = mover  # points 1..24, then the bar at index 25
     board[0] = opponent[24]
     for own_point, n in enumerate(opponent[:24], start=1):
-        point = 25 - own_point  # the opponent's point k is the mover's point 25 - k
+        point = variant.geometry.opponent_point[own_point - 1]  # 25 - k on backgammon's board
         if n and board[point]:
             # The key encodes the two sides separately, so it can say this; a board cannot.
             raise FormatError(f"both sides have checkers on point {point} in Position ID {pid!r}")
         if n:
             board[point] = -n
-    return board
+    return _without_bar(board, variant, f"Position ID {pid!r}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -364,19 +382,19 @@ def match_state_from_id(mid: str) -> MatchState:
 # ---------------------------------------------------------------------------------------
 
 
-def gnubgid(board, state: MatchState) -> str:
-    """``"PositionID:MatchID"`` for ``board`` seen from ``state.on_roll``."""
-    return f"{position_id(board)}:{match_id(state)}"
+def gnubgid(board, state: MatchState, variant: str | Variant = "standard") -> str:
+    """``"PositionID:MatchID"`` for ``board`` of ``variant`` seen from ``state.on_roll``."""
+    return f"{position_id(board, variant)}:{match_id(state)}"
 
 
-def parse_gnubgid(gid: str) -> tuple[np.ndarray, MatchState]:
-    """``(board, state)`` of a ``"PositionID:MatchID"`` string; the board is from ``state.on_roll``."""
+def parse_gnubgid(gid: str, variant: str | Variant = "standard") -> tuple[np.ndarray, MatchState]:
+    """``(board, state)`` of a ``"PositionID:MatchID"`` string of ``variant``; the board is from ``state.on_roll``."""
     if not isinstance(gid, str):
         raise FormatError(f"a GNUbgID is a string; got {type(gid).__name__}")
     parts = gid.split(":")
     if len(parts) != 2:
         raise FormatError(f"a GNUbgID is 'PositionID:MatchID' (one ':'); got {gid!r}")
-    return board_from_position_id(parts[0]), match_state_from_id(parts[1])
+    return board_from_position_id(parts[0], variant), match_state_from_id(parts[1])
 
 
 # ---------------------------------------------------------------------------------------
@@ -433,7 +451,7 @@ def _xg_position(board_bottom: np.ndarray) -> str:
     return "".join(chars)
 
 
-def parse_xgid(s: str) -> tuple[np.ndarray, MatchState]:
+def parse_xgid(s: str, variant: str | Variant = "standard") -> tuple[np.ndarray, MatchState]:
     """``(board, state)`` of an XGID such as ``XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10``.
 
     Fields after the position: cube exponent, cube position (1 bottom owns, 0 centered,
@@ -442,8 +460,10 @@ def parse_xgid(s: str) -> tuple[np.ndarray, MatchState]:
     game; money: 1 Jacoby + 2 beavers), match length (0 = money), max cube exponent.
     Bottom = player 1, top = player 0 (module docstring). The board is returned from the
     player on roll. 'B'/'R' (beaver or raccoon pending) have no MatchState equivalent and
-    raise FormatError. The 'XGID=' prefix is optional.
+    raise FormatError. The 'XGID=' prefix is optional. ``variant`` turns the board round
+    (its geometry) when the top player is on roll.
     """
+    variant = variant_named(variant)
     if not isinstance(s, str):
         raise FormatError(f"an XGID is a string; got {type(s).__name__}")
     body = s[len(XGID_PREFIX):] if s.startswith(XGID_PREFIX) else s
@@ -489,26 +509,28 @@ def parse_xgid(s: str) -> tuple[np.ndarray, MatchState]:
         )
     except FormatError as exc:
         raise FormatError(f"XGID {s!r}: {exc}") from None
-    board = board_bottom if on_roll == _XG_BOTTOM else flip(board_bottom)
-    return board, state
+    board = board_bottom if on_roll == _XG_BOTTOM else variant.geometry.flip(board_bottom)
+    return _without_bar(board, variant, f"XGID {s!r}"), state
 
 
-def xgid(board, state: MatchState) -> str:
+def xgid(board, state: MatchState, variant: str | Variant = "standard") -> str:
     """The XGID (with its 'XGID=' prefix) of ``board``, seen from ``state.on_roll``, and ``state``.
 
     An XGID describes a game in play with nobody resigning, so other states raise
     FormatError; the mapping of players is the one :func:`parse_xgid` documents. In
     match play its rules field is the Crawford flag, so ``jacoby`` and ``beavers``
-    (which have no effect there) are not written.
+    (which have no effect there) are not written. ``variant`` turns the board round (its
+    geometry) when the top player is on roll.
     """
-    b = _checked_board(board)
+    variant = variant_named(variant)
+    b = _without_bar(_checked_board(board), variant, "a position")
     if not isinstance(state, MatchState):
         raise FormatError(f"xgid needs a MatchState; got {type(state).__name__}")
     if state.game_state != 1 or state.resignation:
         raise FormatError("an XGID records a game in play without a pending resignation")
     if state.turn != state.on_roll and not state.doubled:
         raise FormatError("an XGID cannot say that the player not on roll must act unless a double is offered")
-    board_bottom = b if state.on_roll == _XG_BOTTOM else flip(b)
+    board_bottom = b if state.on_roll == _XG_BOTTOM else variant.geometry.flip(b)
     cube_position = 0 if state.cube_owner == -1 else (1 if state.cube_owner == _XG_BOTTOM else -1)
     turn_sign = 1 if state.on_roll == _XG_BOTTOM else -1
     dice = "D" if state.doubled else f"{state.dice[0]}{state.dice[1]}"
@@ -531,8 +553,8 @@ def xgid(board, state: MatchState) -> str:
     return XGID_PREFIX + ":".join(str(f) for f in fields)
 
 
-def parse_position(text: str) -> tuple[np.ndarray, MatchState | None]:
-    """A position as users paste it: an XGID, a ``PositionID:MatchID``, or a bare Position ID.
+def parse_position(text: str, variant: str | Variant = "standard") -> tuple[np.ndarray, MatchState | None]:
+    """A position of ``variant`` as users paste it: an XGID, a ``PositionID:MatchID``, or a bare Position ID.
 
     Returns the board seen from the player on roll and the match state (None for a bare
     Position ID, which carries no cube, score or dice).
@@ -541,11 +563,11 @@ def parse_position(text: str) -> tuple[np.ndarray, MatchState | None]:
         raise FormatError(f"a position is a string; got {type(text).__name__}")
     s = text.strip()
     if s.upper().startswith(XGID_PREFIX) or s.count(":") == _XG_FIELDS - 1:
-        return parse_xgid(s)
+        return parse_xgid(s, variant)
     if ":" in s:
-        return parse_gnubgid(s)
+        return parse_gnubgid(s, variant)
     if len(s) == POSITION_ID_LENGTH:
-        return board_from_position_id(s), None
+        return board_from_position_id(s, variant), None
     raise FormatError(
         f"cannot read {text!r} as a position: expected a 14-character Position ID, "
         "'PositionID:MatchID' or an XGID"

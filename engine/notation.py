@@ -9,6 +9,10 @@ identical moves counted as ``(n)``.
 Parsing accepts what a person types (any order, ``bar``/``b``/``25``, ``off``/``o``/``0``,
 ``*`` optional, ``(n)`` repeats, chained ``a/b/c``) and resolves it against the legal
 plays of the roll, so a typed move is either one legal play or a clear error.
+
+Every variant is written the same way, in the mover's own numbering (24 down to 1). In
+Fevga and Moultezim nothing is ever hit and nobody is on the bar, so their moves carry no
+``*`` and no ``bar``: the variant's legal plays decide, not the notation.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import numpy as np
 from .board import BOARD_SIZE, MOVER_BAR, BoardError, validate
 from .errors import GammonError
 from .movegen import generate
+from .variants import Variant, variant_named
 
 
 class MoveError(GammonError):
@@ -168,11 +173,13 @@ class LegalPlay:
     notation: str
 
 
-def legal_plays(board, dice) -> list[LegalPlay]:
-    """Every distinct legal play of ``dice`` from ``board``, with gnubg notation ('' when nothing can be played)."""
-    b = validate(board)
+def legal_plays(board, dice, variant: str | Variant = "standard") -> list[LegalPlay]:
+    """Every distinct legal play of ``dice`` from ``board`` in ``variant``, with gnubg notation ('' when
+    nothing can be played)."""
+    variant = variant_named(variant)
+    b = validate(board, variant.checkers)
     d = np.asarray(dice, dtype=np.int64)
-    result = generate(b[None], d[None])
+    result = generate(b[None], d[None], variant=variant)
     return [LegalPlay(board=a, steps=s, notation=format_move(b, s)) for a, s in zip(result.boards, result.steps)]
 
 
@@ -191,14 +198,15 @@ def _mover_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return change
 
 
-def find_play(board, dice, text: str) -> LegalPlay:
-    """The legal play that ``text`` describes for ``dice``; MoveError says why when there is none."""
-    b = validate(board)
+def find_play(board, dice, text: str, variant: str | Variant = "standard") -> LegalPlay:
+    """The legal play that ``text`` describes for ``dice`` in ``variant``; MoveError says why when there is none."""
+    variant = variant_named(variant)
+    b = validate(board, variant.checkers)
     d = tuple(int(x) for x in np.asarray(dice).ravel())
     if len(d) != 2 or not all(1 <= x <= 6 for x in d):
         raise BoardError(f"dice are two numbers 1..6; got {d}")
     segments = parse_move(text)
-    plays = legal_plays(b, d)
+    plays = legal_plays(b, d, variant)
     roll = f"{d[0]}-{d[1]}"
     if len(plays) == 1 and not plays[0].notation:
         if segments:
@@ -218,13 +226,31 @@ def find_play(board, dice, text: str) -> LegalPlay:
                         "write the hits with '*' and the intermediate points")
     if matches:
         return matches[0]
-    raise MoveError(_why_illegal(b, d, segments, plays, text))
+    raise MoveError(_why_illegal(b, d, segments, plays, text, variant))
 
 
-def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text: str) -> str:
+def _rule_broken(board: np.ndarray, segments, variant: Variant) -> str | None:
+    """The first of the variant's restrictions that the written move breaks on its way (each
+    segment applied in turn), as the first sentence of its docstring without the variant's
+    name in front; None when it breaks none."""
+    b = board.copy()
+    for start, end in segments:
+        b[start] -= 1
+        if end > 0:
+            b[end] += 1
+        for rule in variant.restrictions:
+            if rule(b[None])[0]:
+                sentence = re.split(r"\.(?:\s|$)", " ".join((rule.__doc__ or rule.__name__).split()))[0]
+                named, _, text = sentence.partition(": ")
+                return text if named.lower() == variant.name else sentence
+    return None
+
+
+def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text: str, variant: Variant) -> str:
     roll = f"{dice[0]}-{dice[1]}"
     pips = sum(start - end for start, end in segments if end > 0)
     max_dice = 4 if dice[0] == dice[1] else 2
+    closed = -1 if variant.lone_checker_holds else -2  # a point with this many opposing checkers or more
     if board[MOVER_BAR] > 0 and not any(start == MOVER_BAR for start, _ in segments):
         reason = f"you have {board[MOVER_BAR]} checker(s) on the bar: they must enter first"
     elif any(board[start] <= 0 for start, _ in segments if start != MOVER_BAR) or (
@@ -233,13 +259,15 @@ def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text
         start = next(s for s, _ in segments
                      if (s == MOVER_BAR and board[MOVER_BAR] == 0) or (s != MOVER_BAR and board[s] <= 0))
         reason = f"you have no checker on {_point_name(start)}"
-    elif any(0 < end < 25 and board[end] <= -2 for _, end in segments):
-        end = next(e for _, e in segments if 0 < e < 25 and board[e] <= -2)
-        reason = f"point {end} is blocked (the opponent has {-board[end]} checkers there)"
+    elif any(0 < end < 25 and board[end] <= closed for _, end in segments):
+        end = next(e for _, e in segments if 0 < e < 25 and board[e] <= closed)
+        reason = f"point {end} is blocked (the opponent has {-board[end]} checker(s) there)"
     elif any(end == 0 for _, end in segments) and np.any(board[7:26] > 0):
         reason = "bearing off needs every checker in the home board (points 1..6)"
     elif pips > sum(dice) * (2 if dice[0] == dice[1] else 1):
         reason = f"it moves {pips} pips but {roll} gives at most {sum(dice) * (2 if dice[0] == dice[1] else 1)}"
+    elif rule := _rule_broken(board, segments, variant):
+        reason = f"{variant.name} forbids it: {rule}"
     else:
         used = max(int((p.steps[:, 0] > 0).sum()) for p in plays)
         reason = f"a legal play here uses {used} of the {max_dice} dice (as many as possible must be played)"

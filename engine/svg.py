@@ -5,7 +5,10 @@ draws it by default and as :func:`engine.board.render` writes it: points 13..24 
 the top, 12..1 along the bottom, the mover's home board bottom right, the opponent's
 (``O``) top right. Borne-off trays sit right of the board (``O`` top, ``X`` bottom), the
 bar in the middle holds ``O``'s checkers in its top half and ``X``'s in the bottom half,
-as in gnubg's text board.
+as in gnubg's text board. Every checker is drawn where it physically stands, on the
+mover's numbering, so one picture serves every variant: in Fevga and Moultezim (the
+rotated geometry, ``geometry=ROTATED``) the opponent's home board is the top left
+quarter instead, and his pip count is taken along his own track.
 
 With a :class:`engine.formats.MatchState` the picture also shows the cube (centered in
 the middle left, or at the owner's end of that column; a centered cube at 1 shows 64
@@ -24,6 +27,7 @@ import tempfile
 from xml.sax.saxutils import escape, quoteattr
 
 from .board import MAX_CHECKERS, MOVER_BAR, OPP_BAR, checkers_off, pip_counts, validate
+from .variants import MIRRORED, Geometry
 
 __all__ = ["board_svg", "write_board_svg"]
 
@@ -154,13 +158,15 @@ def _short(name: str, limit: int = 24) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
-def board_svg(board, state=None, checkers: int = MAX_CHECKERS, title=None, names=("X", "O")) -> str:
+def board_svg(board, state=None, checkers: int = MAX_CHECKERS, title=None, names=("X", "O"),
+              geometry: Geometry = MIRRORED) -> str:
     """An SVG (string) of ``board`` seen from the player on roll, optionally with its match ``state``.
 
     ``board`` is the 26-entry engine layout (checked with :func:`engine.board.validate`,
     which raises :class:`engine.board.BoardError`); ``state`` an optional
     :class:`engine.formats.MatchState` (cube, dice, score); ``title`` an optional line on
-    top (a Position ID, say); ``names`` the labels of (player on roll, opponent).
+    top (a Position ID, say); ``names`` the labels of (player on roll, opponent); ``geometry``
+    the variant's (it places the opponent's track for his pip count).
     """
     b = [int(v) for v in validate(board, checkers)]
     if state is not None:
@@ -169,7 +175,7 @@ def board_svg(board, state=None, checkers: int = MAX_CHECKERS, title=None, names
         if not isinstance(state, MatchState):
             raise TypeError(f"state must be a MatchState or None; got {type(state).__name__}")
     off_mover, off_opp = (int(v) for v in checkers_off(b, checkers))
-    pips_mover, pips_opp = (int(v) for v in pip_counts(b))
+    pips_mover, pips_opp = (int(v) for v in pip_counts(b, geometry))
     name_x, name_o = (_short(str(n)) for n in names)
 
     out: list[str] = [
@@ -318,13 +324,14 @@ def board_svg(board, state=None, checkers: int = MAX_CHECKERS, title=None, names
     return "\n".join(out) + "\n"
 
 
-def write_board_svg(path, board, state=None, checkers: int = MAX_CHECKERS, title=None, names=("X", "O")) -> str:
+def write_board_svg(path, board, state=None, checkers: int = MAX_CHECKERS, title=None, names=("X", "O"),
+                    geometry: Geometry = MIRRORED) -> str:
     """Write :func:`board_svg` to ``path`` atomically (temp file in the same folder, then os.replace).
 
     The picture is built before anything is written, so a bad board leaves no file.
     Returns the SVG text.
     """
-    text = board_svg(board, state, checkers=checkers, title=title, names=names)
+    text = board_svg(board, state, checkers=checkers, title=title, names=names, geometry=geometry)
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".svg", dir=folder)

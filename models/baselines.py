@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .heuristic import heuristic_value
+from engine.variants import MIRRORED, Variant, variant_named
+
+from .heuristic import heuristic_value, same_direction_value
 
 
 class RandomEvaluator:
@@ -20,9 +22,14 @@ class RandomEvaluator:
 
 
 class HeuristicEvaluator:
-    """The pip-count and safety heuristic of :mod:`models.heuristic`."""
+    """The heuristic of :mod:`models.heuristic` for ``variant``: pip count and safety on backgammon's
+    board, points held then the race where both sides move the same way (Fevga, Moultezim)."""
 
     name = "heuristic"
 
+    def __init__(self, variant: str | Variant = "standard"):
+        mirrored = variant_named(variant).geometry is MIRRORED
+        self.value = heuristic_value if mirrored else same_direction_value
+
     def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
-        return heuristic_value(boards)
+        return self.value(boards)

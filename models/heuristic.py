@@ -13,6 +13,11 @@ pips so they add up sensibly:
 
 It is not meant to be strong; it plays recognisable backgammon and beats a random
 player by a wide margin, which makes it a useful yardstick and demo opponent.
+
+Those terms assume backgammon's mirrored board (blots, shooters, the bar) and lose to a
+random player in Fevga and Moultezim, where nothing is hit. ``same_direction_value`` is
+the heuristic of those games: hold as many points as possible (a lone checker holds
+one, and every point held is one the opponent cannot land on), then race.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import pip_counts
+from engine.variants import ROTATED
 
 _POINTS = np.arange(1, 25)
 
@@ -46,3 +52,17 @@ def heuristic_value(boards: np.ndarray) -> np.ndarray:
     block = (made & behind).sum(axis=1) + (made[:, :6]).sum(axis=1) * 0.5
 
     return race - 4.0 * exposure + 4.0 * block + 10.0 * b[:, 0]
+
+
+# A point held outweighs any pip difference one roll can make (at most 24, with 6-6), so
+# points come first and the race breaks ties.
+POINT_HELD = 25.0
+
+
+def same_direction_value(boards: np.ndarray) -> np.ndarray:
+    """(M, 26) afterstates of Fevga or Moultezim -> (M,) values for the side that just moved:
+    points held, then the race (pip counts along each side's own track)."""
+    b = np.asarray(boards, dtype=np.int64)
+    held = (b[:, 1:25] > 0).sum(axis=1)
+    pips = pip_counts(b, ROTATED)
+    return POINT_HELD * held + pips[:, 1] - pips[:, 0]

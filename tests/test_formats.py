@@ -410,3 +410,49 @@ def test_mutated_xgids_raise_only_format_error(board, state, data):
     i = data.draw(st.integers(5, len(s) - 1))
     ch = data.draw(st.characters())
     _raises_only_format_error(parse_xgid, s[:i] + ch + s[i + 1 :])
+
+
+# ---------------------------------------------------------------------------------------
+# Fevga and Moultezim: the same IDs, each side in its own numbering (docs/rules.md)
+# ---------------------------------------------------------------------------------------
+
+
+def greek_positions(variant: str, games: int = 40) -> np.ndarray:
+    """Every position (seen from the player on roll) of ``games`` random games of ``variant``."""
+    from engine.game import play_games, random_policy
+
+    rng = np.random.default_rng(5)
+    records = play_games((random_policy(rng), random_policy(rng)), games, seed=7, variant=variant,
+                         record=True).records
+    return np.array([before for record in records for _, _, before, _ in record.turns])
+
+
+@pytest.mark.parametrize("variant", ["fevga", "moultezim"])
+def test_positions_of_random_greek_games_round_trip_through_every_id(variant):
+    positions = greek_positions(variant)
+    assert len(positions) > 1000
+    state = MatchState(on_roll=1, turn=1, dice=(5, 2))  # player 1 on roll: XGID turns the board round
+    for board in positions:
+        pid = position_id(board, variant)
+        assert np.array_equal(board_from_position_id(pid, variant), board)
+        assert np.array_equal(parse_gnubgid(gnubgid(board, state, variant), variant)[0], board)
+        assert np.array_equal(parse_xgid(xgid(board, state, variant), variant)[0], board)
+
+
+def test_a_greek_position_id_writes_each_side_in_its_own_numbering():
+    from engine.board import starting_board as start
+
+    # Both sides on their own 24-point: the same ID as backgammon's board with both there.
+    both_on_24 = np.zeros(26, dtype=np.int8)
+    both_on_24[24], both_on_24[1] = 15, -15  # mirrored: the opponent's 24 is the mover's 1
+    assert position_id(start("fevga"), "fevga") == position_id(both_on_24)
+    assert np.array_equal(board_from_position_id(position_id(both_on_24), "moultezim"), start("moultezim"))
+
+
+def test_a_greek_board_with_a_checker_on_a_bar_is_refused_both_ways():
+    board = np.zeros(26, dtype=np.int8)
+    board[24], board[0] = 14, 1
+    with pytest.raises(FormatError, match="fevga has no bar"):
+        position_id(board, "fevga")
+    with pytest.raises(FormatError, match="moultezim has no bar"):
+        board_from_position_id(position_id(board), "moultezim")

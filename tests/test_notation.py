@@ -109,3 +109,32 @@ def test_any_text_is_a_legal_play_or_a_move_error(text):
     except MoveError:
         return
     assert play.notation in {p.notation for p in legal_plays(starting_board(), (5, 2))}
+
+
+@pytest.mark.parametrize("variant", ["fevga", "moultezim"])
+def test_greek_plays_read_back_from_their_notation_which_never_hits_or_enters(variant):
+    from engine.game import play_games, random_policy
+
+    rng = np.random.default_rng(3)
+    records = play_games((random_policy(rng), random_policy(rng)), 4, seed=4, variant=variant, record=True).records
+    turns = [(before, roll) for record in records for _, roll, before, _ in record.turns]
+    for board, dice in turns[::10]:
+        for play in legal_plays(board, dice, variant):
+            assert "*" not in play.notation and "bar" not in play.notation
+            assert np.array_equal(find_play(board, dice, play.notation, variant).board, play.board)
+
+
+def test_greek_moves_are_in_the_movers_numbering_and_refusals_name_the_rule():
+    from engine.variants import FEVGA, MOULTEZIM
+
+    start = FEVGA.starting_board()
+    assert [p.notation for p in legal_plays(start, (6, 5), "fevga")] == ["24/13"]
+    assert [p.notation for p in legal_plays(start, (6, 5))] != ["24/13"]  # backgammon's rules differ
+    with pytest.raises(MoveError, match="fevga forbids it: a player's first checker must pass"):
+        find_play(start, (6, 5), "24/18 24/19", "fevga")
+    with pytest.raises(MoveError, match="point 12 is blocked"):
+        find_play(MOULTEZIM.starting_board(), (6, 6), "24/12", "moultezim")
+    lone = start.copy()
+    lone[24], lone[18], lone[10], lone[12], lone[13] = 13, 1, 1, -14, -1  # a lone checker holds the 13-point
+    with pytest.raises(MoveError, match=r"point 13 is blocked \(the opponent has 1 checker"):
+        find_play(lone, (5, 6), "18/13 24/18", "moultezim")

@@ -213,3 +213,17 @@ def test_write_failure_leaves_no_temp(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         write_board_svg(tmp_path / "pos.svg", starting_board())
     assert os.listdir(tmp_path) == []
+
+
+def test_a_same_direction_board_counts_the_opponents_pips_along_his_own_track():
+    from engine.variants import FEVGA, ROTATED
+
+    root = parse(board_svg(FEVGA.starting_board(), geometry=ROTATED))
+    assert texts(root, "pips", "opponent") == ["O · pips 360"]  # 15 on his own 24-point
+    assert texts(root, "pips", "mover") == ["X (on roll) · pips 360"]
+    from engine.svg import MID_Y, _point_place
+
+    opponent = by_class(root, "checker", "opponent", tag="circle")  # where he stands: the mover's 12-point
+    assert len(opponent) == 5 and {float(c.get("cx")) for c in opponent} == {_point_place(12)[0]}
+    assert all(float(c.get("cy")) > MID_Y for c in opponent)  # the bottom row
+    assert texts(parse(board_svg(FEVGA.starting_board())), "pips", "opponent") == ["O · pips 195"]  # mirrored
