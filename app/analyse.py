@@ -12,28 +12,36 @@ from tqdm import tqdm
 
 from engine.advice import cube_result, hint_rows
 from engine.analysis import cube_efficiency, cubeful_equity, position_probs
-from engine.board import VARIANTS, BoardError, flip, render, validate, variant_checkers
+from engine.board import BoardError, render
 from engine.cube import Cube
 from engine.formats import parse_position, position_id
 from engine.notation import legal_plays
 from engine.probability import cubeless_equity
 from engine.rollout import cubeful_rollout, rollout
 from engine.svg import write_board_svg
+from engine.variants import Variant, variant_named
 
-from .arguments import at_least, dice_for, model_option, need_position, parse_dice
+from .arguments import (
+    at_least,
+    dice_for,
+    draw,
+    model_option,
+    need_position,
+    parse_dice,
+    position_in_variant,
+    variant_option,
+)
 from .batch import run_batch
-
-VARIANT_CHOICES = sorted(VARIANTS)  # the variants of eval, hint, cube and of gammon web's board
 
 
 def cmd_show(args) -> int:
-    board, state = parse_position(args.position)
+    board, state = position_in_variant(args.position, args.variant)
     if args.svg:
-
-        write_board_svg(args.svg, board, state, title=args.position)
+        variant = variant_named(args.variant)
+        write_board_svg(args.svg, board, state, variant.checkers, title=args.position, geometry=variant.geometry)
         print(f"wrote {args.svg}")
         return 0
-    print(render(board))
+    print(draw(board, args.variant))
     if state is not None:
         print(f"cube {state.cube} ({'centered' if state.cube_owner < 0 else f'owned by player {state.cube_owner}'}), "
               f"player {state.on_roll} on roll, dice {state.dice}, "
@@ -44,17 +52,11 @@ def cmd_show(args) -> int:
 # -- the JSON of each operation: ``--json`` prints it, ``gammon web``'s API returns it ------------
 
 
-def position_in_variant(text: str, variant: str = "standard"):
-    """A pasted position (board and match state, see parse_position), refused in one line (BoardError) when
-    a side has more checkers than ``variant`` has."""
-    board, state = parse_position(text)
-    validate(board, variant_checkers(variant))
-    return board, state
-
-
-def moves_report(board, dice) -> dict:
-    """Every legal play of ``dice``, with the Position ID it leaves for the opponent."""
-    rows = [{"move": p.notation, "result_id": position_id(flip(p.board))} for p in legal_plays(board, dice)]
+def moves_report(board, dice, variant: str | Variant = "standard") -> dict:
+    """Every legal play of ``dice`` in ``variant``, with the Position ID it leaves for the opponent."""
+    variant = variant_named(variant)
+    rows = [{"move": p.notation, "result_id": position_id(variant.geometry.flip(p.board), variant)}
+            for p in legal_plays(board, dice, variant)]
     return {"dice": list(dice), "moves": rows}
 
 
@@ -84,8 +86,8 @@ def cube_report(net, position: str, board, state, plies: int) -> dict:
 
 
 def cmd_moves(args) -> int:
-    board, state = parse_position(args.position)
-    report = moves_report(board, dice_for(args.dice, state))
+    board, state = position_in_variant(args.position, args.variant)
+    report = moves_report(board, dice_for(args.dice, state), args.variant)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -111,7 +113,7 @@ def cmd_eval(args) -> int:
     if args.json:
         print(json.dumps(report))
         return 0
-    print(render(board))
+    print(draw(board, args.variant))
     print(PROB_HEADER + "   Cubeful")
     for row in report["evaluations"]:
         print(_prob_row(f"{row['plies']}-ply", row["probs"], row["equity"]) + f"  {row['cubeful']:+7.3f}")
@@ -147,7 +149,7 @@ def batch_cube(net, plies: int):
 def _run_batch(args, answer) -> int:
     from models.players import load_analyst
 
-    return run_batch(args.command, args.batch, args.out,
+    return run_batch(args.command, args.batch, args.out, args.variant,
                      lambda: answer(load_analyst(args.model, variant=args.variant), args.ply))
 
 
@@ -163,7 +165,7 @@ def cmd_hint(args) -> int:
         print(json.dumps(report))
         return 0
     dice, rows = report["dice"], report["moves"]
-    print(render(board))
+    print(draw(board, args.variant))
     print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful equity after the move (EMG in a match):")
     for i, row in enumerate(rows[: args.top], 1):
         move = row["move"] or "(no move)"
@@ -182,7 +184,7 @@ def cmd_cube(args) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print(render(board))
+    print(draw(board, args.variant))
     print(PROB_HEADER)
     print(_prob_row(f"{args.ply}-ply", result["probs"], result["cubeless"]))
     if result["double_take"] is None:  # no decision to make: say why, and what the position is worth as it is
@@ -240,11 +242,13 @@ def register(sub) -> None:
     show = sub.add_parser("show", help="draw a position (Position ID, PositionID:MatchID or XGID)")
     show.add_argument("position")
     show.add_argument("--svg", help="write the position as an SVG picture to this file instead")
+    variant_option(show)
     show.set_defaults(run=cmd_show)
 
     moves = sub.add_parser("moves", help="list the legal plays of a position and roll")
     moves.add_argument("position", help="Position ID, PositionID:MatchID or XGID")
     moves.add_argument("--dice", type=parse_dice, help="the roll, e.g. 64 (default: the dice in the Match ID/XGID)")
+    variant_option(moves)
     moves.add_argument("--json", action="store_true")
     moves.set_defaults(run=cmd_moves)
 
@@ -258,8 +262,7 @@ def register(sub) -> None:
         command.add_argument("--ply", type=int, default=0 if name == "eval" else 2 if name == "cube" else 1,
                              choices=range(0, 4), help="search depth (default %(default)s)")
         model_option(command)
-        command.add_argument("--variant", default="standard", choices=VARIANT_CHOICES,
-                             help="the variant of the position: its checker count decides gammons (default standard)")
+        variant_option(command)
         command.add_argument("--json", action="store_true")
         if name == "hint":
             command.add_argument("--dice", type=parse_dice,

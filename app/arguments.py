@@ -5,8 +5,14 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import re
+from pathlib import Path
 
-from engine.board import BoardError
+from engine.board import VARIANTS as BOARD_VARIANTS
+from engine.board import BoardError, render, validate
+from engine.errors import GammonError
+from engine.formats import parse_position
+from engine.matchlog import MATCH_SUFFIXES
+from engine.variants import VARIANTS, Variant, variant_named
 
 
 def _whole_number(text: str) -> int:
@@ -69,6 +75,37 @@ def need_position(args) -> str:
 def model_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="default",
                         help="a weights file or player name (default: the shipped net, models/default.pt)")
+
+
+VARIANT_CHOICES = sorted(VARIANTS)  # every variant the engine plays; one list for every command's --variant
+
+
+def variant_option(parser: argparse.ArgumentParser, what: str = "the variant of the position") -> None:
+    parser.add_argument("--variant", default="standard", choices=VARIANT_CHOICES,
+                        help=f"{what} (default standard)")
+
+
+def position_in_variant(text: str, variant: str | Variant = "standard"):
+    """A pasted position of ``variant`` (board and match state, see parse_position), refused in one line
+    (BoardError) when a side has more checkers than ``variant`` has."""
+    board, state = parse_position(text, variant)
+    validate(board, variant_named(variant).checkers)
+    return board, state
+
+
+def draw(board, variant: str | Variant, names: tuple[str, str] = ("X (on roll)", "O")) -> str:
+    """The text picture of ``board`` (seen from the player on roll) in ``variant``: its checker count
+    and its geometry (the opponent's pip count along his own track)."""
+    variant = variant_named(variant)
+    return render(board, variant.checkers, names=names, geometry=variant.geometry)
+
+
+def check_record_variant(path, variant: str) -> None:
+    """Refuse, before playing, a match file (.mat, .sgf) of a variant those files cannot name: they hold
+    the games on backgammon's own board."""
+    if path and Path(path).suffix.lower() in MATCH_SUFFIXES and variant not in BOARD_VARIANTS:
+        raise GammonError(f"--record {path}: .mat and .sgf files hold {', '.join(sorted(BOARD_VARIANTS))} only, "
+                          f"not {variant}")
 
 
 def is_loopback(host: str) -> bool:

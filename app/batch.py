@@ -26,7 +26,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine.errors import GammonError
-from engine.formats import parse_position
+from engine.variants import Variant
+
+from .arguments import position_in_variant
 
 MAX_LINE_BYTES = 64 * 1024  # a position line is under 200 bytes; anything this long is not one
 FIELDS = ("id", "gnubgid", "position_id", "dice")
@@ -111,8 +113,8 @@ def _shown(value) -> str:
     return text if len(text) <= 60 else text[:60] + "..."
 
 
-def batch_position(item: dict):
-    """(board, state, dice) of a batch line: ``gnubgid`` or ``position_id``, and ``dice``
+def batch_position(item: dict, variant: str | Variant = "standard"):
+    """(board, state, dice) of a batch line: ``gnubgid`` or ``position_id`` of ``variant``, and ``dice``
     (else the dice of the Match ID, else None)."""
     unknown = [key for key in item if key not in FIELDS]
     if unknown:
@@ -123,7 +125,7 @@ def batch_position(item: dict):
     text = item[given[0]]
     if not isinstance(text, str):
         raise LineError(f"'{given[0]}' is a string; got {_shown(text)}")
-    board, state = parse_position(text)
+    board, state = position_in_variant(text, variant)
     if item.get("dice") is not None:
         return board, state, _dice(item["dice"])
     return board, state, (state.dice if state is not None and state.dice[0] else None)
@@ -138,11 +140,12 @@ def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def answer_line(number: int, raw, analyse: Callable) -> tuple[str, bool]:
+def answer_line(number: int, raw, analyse: Callable, variant: str | Variant = "standard") -> tuple[str, bool]:
     """The output line (strict JSON, no newline) for input line ``number``, and whether it was answered.
 
-    ``analyse(board, state, dice)`` gives the answer's fields. Never raises for a bad line:
-    its record is ``{"id", "line", "error"}``, with the line's own id (None when it has none).
+    ``analyse(board, state, dice)`` gives the answer's fields for the line's position of ``variant``.
+    Never raises for a bad line: its record is ``{"id", "line", "error"}``, with the line's own id
+    (None when it has none).
     """
     item = None
     try:
@@ -151,7 +154,7 @@ def answer_line(number: int, raw, analyse: Callable) -> tuple[str, bool]:
         item = parse_line(raw)
         if not isinstance(item, dict):
             raise LineError(f"a batch line is a JSON object {{...}}; got {type(item).__name__}")
-        return json.dumps({"id": item.get("id"), **analyse(*batch_position(item))}, allow_nan=False), True
+        return json.dumps({"id": item.get("id"), **analyse(*batch_position(item, variant))}, allow_nan=False), True
     except LINE_FAULTS as exc:
         ident = item.get("id") if isinstance(item, dict) else None
         record = {"id": ident, "line": number, "error": _describe(exc)}
@@ -185,8 +188,9 @@ def _count_lines(path: Path) -> int:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
-def run_batch(command: str, batch, out, analyser: Callable[[], Callable]) -> int:
-    """Answer every line of the file ``batch`` into ``out``; the exit code is 1 when any line failed.
+def run_batch(command: str, batch, out, variant: str | Variant, analyser: Callable[[], Callable]) -> int:
+    """Answer every line of the file ``batch`` (positions of ``variant``) into ``out``; the exit code is 1
+    when any line failed.
 
     ``analyser()`` gives the ``analyse(board, state, dice)`` of :func:`answer_line`; it is
     called once the input is open, so that a missing input fails before a model loads. An
@@ -211,7 +215,7 @@ def run_batch(command: str, batch, out, analyser: Callable[[], Callable]) -> int
                     bar.update(1)
                     if raw is not TooLong and not raw.strip():
                         continue  # blank lines are allowed and skipped
-                    text, ok = answer_line(number, raw, analyse)
+                    text, ok = answer_line(number, raw, analyse, variant)
                     sink.write(text + "\n")
                     if ok:
                         answered += 1

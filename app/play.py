@@ -12,36 +12,49 @@ import time
 
 from tqdm import tqdm
 
-from engine.board import VARIANTS, flip, render, variant_checkers
 from engine.cubeful import EvaluatorPlayer, duplicate_series
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import Rules, duplicate_duel, play_games
 from engine.matchlog import Recorder, check_match_path, save_match
+from engine.variants import MIRRORED, variant_named
 
-from .arguments import at_least, between, is_loopback, model_option
+from .arguments import at_least, between, check_record_variant, draw, is_loopback, model_option, variant_option
 from .external import Bot, ExternalPlayerServer
 from .terminal import TerminalGame
 
 
-def _policy(name: str, seed: int):
+def _policy(name: str, seed: int, variant: str):
     from models.players import load_player
 
-    return evaluator_policy(load_player(name, seed))
+    return evaluator_policy(load_player(name, seed, variant))
+
+
+def demo_players(variant: str, x: str | None, o: str | None) -> tuple[str, str]:
+    """The demo's two players: those given, else the variant's shipped net (its heuristic while no net is
+    shipped) against pubeval on backgammon's board, or against the variant's heuristic elsewhere."""
+    from models.players import shipped_model
+
+    default_x = "default" if shipped_model(variant) else "heuristic"
+    default_o = "pubeval" if variant_named(variant).geometry is MIRRORED else "heuristic"
+    return x or default_x, o or default_o
 
 
 def cmd_demo(args) -> int:
-    players = (_policy(args.x, args.seed + 1), _policy(args.o, args.seed + 2))
+    x, o = demo_players(args.variant, args.x, args.o)
+    players = (_policy(x, args.seed + 1, args.variant), _policy(o, args.seed + 2, args.variant))
     result = play_games(players, 1, seed=args.seed, variant=args.variant, record=True)
     record = result.records[0]
-    names = (f"X ({args.x})", f"O ({args.o})")
-    checkers = variant_checkers(args.variant)
+    names = (f"X ({x})", f"O ({o})")
+    if args.x is None and x == "heuristic":
+        print(f"no net is shipped for {args.variant} yet: X is its heuristic (--x FILE.pt plays a trained net)")
     print(f"{args.variant} game, {names[0]} vs {names[1]}; opening roll X {record.opening[0]}, O {record.opening[1]}\n")
+    flip = variant_named(args.variant).geometry.flip
     for number, (side, dice, before, move) in enumerate(record.turns, 1):
         if args.quiet:
             continue
         seen_from_x = before if side == 0 else flip(before)
-        print(render(seen_from_x, checkers, names=("X", "O")))
+        print(draw(seen_from_x, args.variant, names=("X", "O")))
         print(f"\nturn {number}: {names[side]} rolls {dice[0]}-{dice[1]} and plays {move or '(no move)'}\n")
         if args.delay:
             time.sleep(args.delay)
@@ -85,6 +98,7 @@ def cmd_match(args) -> int:
         if args.cubeless and not args.length:
             raise GammonError("--record writes cubeful games or matches (.mat, .sgf); drop --cubeless")
         check_match_path(args.record)
+        check_record_variant(args.record, args.variant)
         recorder = Recorder((args.a, args.b), args.length, jacoby=args.jacoby, beavers=args.beavers,
                             variant=args.variant)
     with tqdm(total=n, unit="match" if args.length else "game", disable=args.json or not sys.stderr.isatty()) as bar:
@@ -146,10 +160,10 @@ def cmd_serve(args) -> int:
 def register(sub) -> None:
     """Add the playing sub-commands to the ``gammon`` parser's ``sub``."""
     demo = sub.add_parser("demo", help="watch a bot-vs-bot game drawn in the terminal")
-    demo.add_argument("--x", default="default", help="player X: default (the shipped net), a weights file, pubeval, "
-                      "heuristic, random, gnubg (default: default)")
-    demo.add_argument("--o", default="pubeval", help="player O, as for --x (default: pubeval)")
-    demo.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
+    demo.add_argument("--x", help="player X: default (the variant's shipped net), a weights file, pubeval, "
+                      "heuristic, random, gnubg (default: default, or heuristic while no net is shipped)")
+    demo.add_argument("--o", help="player O, as for --x (default: pubeval; in Fevga and Moultezim heuristic)")
+    variant_option(demo, "the variant played")
     demo.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
     demo.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
     demo.add_argument("--quiet", action="store_true", help="print only the result")
@@ -180,7 +194,7 @@ def register(sub) -> None:
     match.add_argument("--beavers", action="store_true", help="money: a doubled player may beaver")
     match.add_argument("--automatic-doubles", type=at_least(0), default=0,
                        help="money: automatic doubles per game (default 0)")
-    match.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
+    variant_option(match, "the variant played")
     match.add_argument("--ply", type=int, default=0, choices=range(0, 3),
                        help="move search depth of A (and B; default 0)")
     match.add_argument("--b-ply", type=int, default=None, choices=range(0, 3),
@@ -195,7 +209,7 @@ def register(sub) -> None:
     model_option(play)
     play.add_argument("--length", type=int, default=0, help="play a match to this many points (default: money games)")
     play.add_argument("--seed", type=int, default=None, help="dice seed, for a reproducible session")
-    play.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
+    variant_option(play, "the variant played")
     play.add_argument("--record", help="save the session to this file at the end: a .mat or .sgf match file "
                                        "(GNU Backgammon opens it), or any other name for the text transcript")
     play.set_defaults(run=cmd_play)

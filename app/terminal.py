@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.analysis import cube_efficiency, position_probs, rank_moves
-from engine.board import pip_counts, render, variant_checkers
+from engine.board import pip_counts
 from engine.cube import PASS, TAKE, Cube
 from engine.cubeful import EvaluatorPlayer
 from engine.errors import GammonError
@@ -35,6 +35,9 @@ from engine.match import cube_decision
 from engine.matchlog import MATCH_SUFFIXES, Recorder, save_match
 from engine.met import MAX_AWAY
 from engine.notation import MoveError, find_play, format_move, legal_plays
+from engine.variants import variant_named
+
+from .arguments import check_record_variant, draw
 
 RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
 MAX_MOVE_CHARS = 200  # the longest move in notation, "bar/22* 22/16* 16/10* 10/4*", is 27 characters
@@ -120,7 +123,7 @@ class Person:
     def rolled(self, board: np.ndarray, roll: tuple[int, int]) -> None:
         """The person rolled ``roll`` in ``board``: the ``move>`` prompt, unless there is no choice."""
         self.position, self.chosen = (board, roll), None
-        plays = legal_plays(board, roll)
+        plays = legal_plays(board, roll, self.variant)
         if len(plays) == 1 and not plays[0].notation:
             self.chosen = plays[0].board
             return
@@ -181,7 +184,7 @@ class Person:
                 self.write(f"illegal: a move is at most {MAX_MOVE_CHARS} characters; got {len(command)}")
                 return None
             try:
-                return find_play(board, dice, command).board
+                return find_play(board, dice, command, self.variant).board
             except (MoveError, ValueError) as exc:  # ValueError too: any refusal of the text, never an ended session
                 self.write(f"illegal: {exc}")
         return None
@@ -193,7 +196,7 @@ class Person:
             return False
         verb = words[0].lower()  # the command word is case-insensitive; a file name keeps its case
         if verb == "pip":
-            you, bot = pip_counts(board)
+            you, bot = pip_counts(board, variant_named(self.variant).geometry)
             self.write(f"pips: you {you}, bot {bot}")
         elif verb == "save" and len(words) == 2:
             self.save(words[1])
@@ -224,6 +227,7 @@ class TerminalGame(Person):
         self.score = [0, 0]
         self.record: list[str] = []
         self.record_path = record_path
+        check_record_variant(record_path, variant)
         if record_path and not Path(record_path).resolve().parent.is_dir():
             # Say so now, not after a whole session has been played.
             raise GammonError(f"--record {record_path}: the folder {Path(record_path).parent} does not exist")
@@ -236,7 +240,7 @@ class TerminalGame(Person):
 
     def show(self, board_you: np.ndarray) -> None:
         """The board from the person's side, with the cube and the score."""
-        self.write(render(board_you, variant_checkers(self.variant), names=("X (you)", "O (bot)")))
+        self.write(draw(board_you, self.variant, names=("X (you)", "O (bot)")))
         holder = {"centered": "centered", "me": "yours", "opponent": "the bot's"}[self.cube.owner]
         score = ("money" if not self.length
                  else f"match to {self.length}, score you {self.score[YOU]} - bot {self.score[BOT]}")

@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.board import VARIANTS  # noqa: E402
 from engine.evaluator import evaluator_policy  # noqa: E402
 from engine.game import duplicate_duel  # noqa: E402
+from engine.variants import VARIANTS  # noqa: E402
 from models.players import load_player  # noqa: E402
 
 

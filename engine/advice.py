@@ -5,7 +5,6 @@ JSON-ready dicts out. The command line prints them, batch files store them.
 from __future__ import annotations
 
 from .analysis import cube_efficiency, cubeful_equity, position_probs, rank_moves
-from .board import flip
 from .cube import Cube
 from .formats import position_id
 from .match import cube_decision, cubeful_mwc, to_emg
@@ -17,7 +16,9 @@ def hint_rows(net, board, state, dice, plies: int) -> list[dict]:
     """Every legal play, best first, as plain data (move, result_id, equities, plies, probs)."""
     moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state))
     best = moves[0].cubeful
-    return [{"move": format_move(board, m.steps), "result_id": position_id(flip(m.board)), "equity": m.cubeful,
+    variant = net.variant  # the result's Position ID is the opponent's view, in the variant's own numbering
+    return [{"move": format_move(board, m.steps), "result_id": position_id(variant.geometry.flip(m.board), variant),
+             "equity": m.cubeful,
              "cubeless": m.equity, "diff": m.cubeful - best, "plies": m.plies, "probs": m.probs.tolist()}
             for m in moves]
 

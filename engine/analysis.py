@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import flip, is_race, mover_counts, opponent_counts, pip_counts
+from .board import is_race, mover_counts, opponent_counts, pip_counts
 from .cube import Cube, CubeDecision, verdict
 from .errors import GammonError
 from .evaluator import ProbabilityEvaluator
@@ -179,7 +179,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     them (by their 0-ply figures), never ranked above a searched move. ``also`` (an
     afterstate, e.g. the move a player chose) is searched deep whatever the filter says.
     """
-    afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None])
+    afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None], variant=evaluator.variant)
     probs = searched_afterstates(evaluator, afterstates.boards, 0)
     depth = np.zeros(len(probs), dtype=int)
     if plies > 0:
@@ -190,7 +190,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         depth[keep] = plies
     equity = cubeless_equity(probs)
     if cube.money:
-        x = cube_efficiency(flip(afterstates.boards))
+        x = cube_efficiency(evaluator.variant.geometry.flip(afterstates.boards))
         cubeful = -cubeful_equity(swap_sides(probs), cube.swapped(), x) / cube.value
         won = result_points(afterstates.boards, evaluator.variant.checkers, evaluator.variant.backgammons)
         if cube.jacoby and cube.owner == "centered":
@@ -199,7 +199,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     else:
         from .match import match_play_values  # match builds on this module
 
-        cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.variant.checkers)
+        cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.variant)
     order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
     return [
         RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .analysis import cube_efficiency, money_cube_decision
-from .board import flip
 from .cube import Cube, CubeDecision, verdict
 from .errors import GammonError
 from .game import result_points
 from .probability import exclusive_results, swap_sides
+from .variants import Variant
 
 # -- outcomes and dead-cube match winning chances ---------------------------------------
 
@@ -172,14 +172,15 @@ def cubeful_mwc(probs: np.ndarray, score: Cube, x: float | np.ndarray) -> np.nda
     return (1.0 - x) * dead + x * live
 
 
-def match_play_values(probs: np.ndarray, boards: np.ndarray, score: Cube, checkers: int) -> np.ndarray:
+def match_play_values(probs: np.ndarray, boards: np.ndarray, score: Cube, variant: Variant) -> np.ndarray:
     """Each afterstate's cubeful match equity for the player who just moved, in EMG: the opponent then on
     roll with the cube as it stands (:func:`cubeful_mwc`), or the score a finished game leads to.
 
-    ``probs`` (N, 5) are the afterstates' probabilities for the mover, ``score`` the mover's cube.
+    ``probs`` (N, 5) are the afterstates' probabilities for the mover, ``score`` the mover's cube,
+    ``variant`` the game (how the board turns round, how a finished game scores).
     """
-    mine = 1.0 - cubeful_mwc(swap_sides(probs), score.swapped(), cube_efficiency(flip(boards)))
-    won = result_points(boards, checkers)
+    mine = 1.0 - cubeful_mwc(swap_sides(probs), score.swapped(), cube_efficiency(variant.geometry.flip(boards)))
+    won = result_points(boards, variant.checkers, variant.backgammons)
     finished = np.array([score.after(int(w) * score.value) for w in won])
     return to_emg(np.where(won > 0, finished, mine), score)
 

@@ -4,23 +4,39 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.board import VARIANTS as BOARD_VARIANTS
 from engine.errors import GammonError
-from engine.variants import variant_named
+from engine.variants import MIRRORED, Variant, variant_named
 
-DEFAULT_MODEL = Path(__file__).resolve().parent / "default.pt"
+MODELS = Path(__file__).resolve().parent
+DEFAULT_MODEL = MODELS / "default.pt"
 NAMES = ("default", "pubeval", "random", "heuristic", "gnubg")
 
 
-def load_player(spec: str, seed: int = 0, variant: str = "standard"):
-    """An evaluator (see engine.evaluator) for ``spec``; ValueError names what is accepted.
+def shipped_model(variant: str | Variant = "standard") -> Path | None:
+    """The shipped net of ``variant``: models/<variant>.pt, else (on backgammon's own board) the
+    standard net, models/default.pt; None when there is none."""
+    variant = variant_named(variant)
+    own = MODELS / f"{variant.name}.pt"
+    if own.exists():
+        return own
+    return DEFAULT_MODEL if variant.name in BOARD_VARIANTS else None
 
-    ``default`` is the shipped network (models/default.pt); ``gnubg`` is GNU Backgammon's
-    0-ply net through PyPI gnubg-nn; anything else that names a file is loaded as weights.
-    Players that estimate results score finished games of ``variant`` (its checker count).
+
+def load_player(spec: str, seed: int = 0, variant: str | Variant = "standard"):
+    """An evaluator (see engine.evaluator) for ``spec`` playing ``variant``; GammonError names what is accepted.
+
+    ``default`` is the variant's shipped network (:func:`shipped_model`); ``heuristic`` the
+    variant's heuristic (models/heuristic.py); ``gnubg`` is GNU Backgammon's 0-ply net through
+    PyPI gnubg-nn; anything else that names a file is loaded as weights. A net plays the
+    variant it was trained for, or, trained on backgammon's board, any variant on that board.
     """
+    variant = variant_named(variant)
     if spec == "pubeval":
         from .pubeval import PubevalEvaluator
 
+        if variant.geometry is not MIRRORED:
+            raise GammonError(f"pubeval plays on backgammon's board only, not {variant.name}")
         return PubevalEvaluator()
     if spec == "random":
         from .baselines import RandomEvaluator
@@ -29,27 +45,37 @@ def load_player(spec: str, seed: int = 0, variant: str = "standard"):
     if spec == "heuristic":
         from .baselines import HeuristicEvaluator
 
-        return HeuristicEvaluator()
+        return HeuristicEvaluator(variant)
     if spec == "gnubg":
         from .gnubg import GnubgEvaluator
 
-        if variant != "standard":
-            raise GammonError(f"gnubg plays standard backgammon only, not {variant}")
+        if variant.name != "standard":
+            raise GammonError(f"gnubg plays standard backgammon only, not {variant.name}")
         return GnubgEvaluator()
     from .network import load_weights
 
-    path = DEFAULT_MODEL if spec == "default" else Path(spec)
-    if spec != "default" and not path.exists():
+    path = shipped_model(variant) if spec == "default" else Path(spec)
+    if path is None:
+        raise GammonError(f"no shipped net for {variant.name}: train one with gammon train --variant {variant.name} "
+                          f"--out DIR and pass --model DIR/model.pt")
+    if not path.exists():
         raise GammonError(f"unknown player {spec!r}: give a weights file or one of {', '.join(NAMES)}")
     net = load_weights(path)
-    net.variant = variant_named(variant)
+    on_one_board = {net.variant.name, variant.name} <= set(BOARD_VARIANTS)  # backgammon's: one net plays them all
+    if net.variant is not variant and not on_one_board:
+        raise GammonError(f"{path} is a net for {net.variant.name}, not {variant.name}: "
+                          f"give --variant {net.variant.name} or a net trained for {variant.name}")
+    net.variant = variant
     return net
 
 
-def load_analyst(spec: str, seed: int = 0, variant: str = "standard"):
+def load_analyst(spec: str, seed: int = 0, variant: str | Variant = "standard"):
     """``load_player`` for analysis: a network (or gnubg) answers bear-offs from the exact databases.
 
-    The databases (engine/bearoff.py) are built on first use (a few seconds) and cached.
+    The databases (engine/bearoff.py) are built on first use (a few seconds) and cached. They
+    hold one side's bear-off alone, so they serve every variant whose bear-offs are races: in
+    the same-direction games too the two home boards lie apart (``WithBearoff`` places the
+    opponent's by the variant's geometry).
     """
     player = load_player(spec, seed, variant)
     if not hasattr(player, "probabilities"):

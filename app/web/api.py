@@ -29,7 +29,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from engine.board import BoardError, pip_counts, variant_checkers
+from engine.board import VARIANTS, BoardError, pip_counts, variant_checkers
 from engine.errors import GammonError
 from engine.formats import MatchState
 from engine.match_analysis import analyse
@@ -38,7 +38,7 @@ from engine.met import MAX_AWAY
 from engine.notation import find_play
 from engine.svg import board_svg
 
-from ..analyse import VARIANT_CHOICES, cube_report, eval_report, hint_report, moves_report, position_in_variant
+from ..analyse import cube_report, eval_report, hint_report, moves_report, position_in_variant
 from ..arguments import dice_for, parse_dice
 from ..terminal import MAX_MOVE_CHARS
 from .games import GameTable, NoSuchGame
@@ -46,6 +46,8 @@ from .games import GameTable, NoSuchGame
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_UPLOAD_BYTES = 1 << 20  # match files are tens of KiB; the limit keeps a stray upload out of memory
 
+# The page draws and moves on backgammon's own board: Fevga and Moultezim are the command line's so far.
+VARIANT_CHOICES = sorted(VARIANTS)
 Variant = Literal[tuple(VARIANT_CHOICES)]
 PositionText = Annotated[str, Query(max_length=200, description="Position ID, PositionID:MatchID or XGID")]
 DiceText = Annotated[str | None, Query(max_length=10, description="the roll, e.g. 31 (default: the position's dice)")]
