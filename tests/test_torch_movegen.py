@@ -1,0 +1,145 @@
+"""The torch move generator (training/torch_movegen.py) against the numpy one, on CPU torch.
+
+The same afterstate sets as :func:`engine.movegen.generate`: on the shared 20,000-item
+workload (its recorded hashes and dice used) and on the positions of ``tests/positions.py``
+(random play of standard, nackgammon and hypergammon, and the built corner cases). When
+a GPU is present the device's results must equal the CPU's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import training.torch_movegen as torch_movegen  # noqa: E402
+from benchmarks.movegen import afterstate_hash  # noqa: E402
+from engine.board import BoardError, starting_board  # noqa: E402
+from engine.movegen import generate as numpy_generate  # noqa: E402
+from training.torch_movegen import generate  # noqa: E402
+
+try:  # tests/ is on sys.path under pytest's default import mode
+    import positions
+    from test_movegen import workload  # noqa: F401 (the shared fixture)
+except ImportError:  # pragma: no cover
+    from tests import positions
+    from tests.test_movegen import workload  # noqa: F401
+
+SEED = 5_150_113  # positions of our own, beside the shared workload
+
+
+def canonical(afterstates) -> np.ndarray:
+    """Rows (input, board...) sorted: equal for two results exactly when every input's set is equal."""
+    table = np.concatenate([afterstates.parent[:, None], afterstates.boards.astype(np.int64)], axis=1)
+    return table[np.lexsort(table.T[::-1])]
+
+
+def disagreeing_inputs(ours, theirs) -> list[int]:
+    """Inputs whose afterstate sets or dice used differ between two numpy-side results."""
+    wrong = np.flatnonzero((ours.counts() != theirs.counts()) | (ours.dice_used != theirs.dice_used))
+    if len(wrong) == 0 and not np.array_equal(canonical(ours), canonical(theirs)):
+        differ = np.any(canonical(ours) != canonical(theirs), axis=1)
+        wrong = np.unique(canonical(ours)[differ, 0])
+    return wrong.tolist()
+
+
+def test_every_workload_item_matches_its_afterstate_hash(workload):
+    boards, dice, hashes, used = workload
+    result = generate(torch.from_numpy(boards), torch.from_numpy(dice)).to_numpy()
+    assert len(hashes) == 20_000
+    wrong = [i for i, h in enumerate(hashes) if afterstate_hash(result.of(i)) != h]
+    assert wrong == [], f"{len(wrong)} mismatches, first {wrong[:5]}"
+    assert np.array_equal(result.dice_used, used)
+
+
+FAMILIES = [f"play_{variant}" for variant in positions.VARIANTS] + sorted(positions.CORNER_FAMILIES)
+
+
+def family_positions(family: str):
+    """(boards, dice, variant) of one family of tests/positions.py at its default size."""
+    if family.startswith("play_"):
+        variant = family.removeprefix("play_")
+        games = positions.RANDOM_PLAY_GAMES[variant]
+        return (*positions.random_play(variant, games=games, seed=SEED), variant)
+    return (*positions.CORNER_FAMILIES[family](seed=SEED), "standard")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_same_afterstates_as_numpy(family):
+    """Random play of every variant on backgammon's board, and every built corner case."""
+    boards, dice, variant = family_positions(family)
+    ours = generate(torch.from_numpy(boards), torch.from_numpy(dice), variant=variant).to_numpy()
+    theirs = numpy_generate(boards, dice, variant=variant)
+    wrong = disagreeing_inputs(ours, theirs)
+    assert wrong == [], f"{family}: {len(wrong)} of {len(boards)} inputs differ, first {wrong[:5]}"
+
+
+def test_recorded_steps_replay_to_the_afterstate(workload):
+    boards, dice, _, _ = workload
+    result = generate(torch.from_numpy(boards[:2000]), torch.from_numpy(dice[:2000]))
+    steps, parent, after = result.steps.numpy(), result.parent.numpy(), result.boards.numpy()
+    for k in range(0, len(result), 7):
+        board = boards[parent[k]].astype(int).copy()
+        for source, target in steps[k]:
+            if source < 0:
+                break
+            board[source] -= 1
+            if target > 0:
+                if board[target] == -1:
+                    board[target] = 0
+                    board[0] += 1
+                board[target] += 1
+        assert board.tolist() == after[k].tolist()
+
+
+def test_hash_collisions_fall_back_to_exact_comparison(workload, monkeypatch):
+    boards, dice, hashes, _ = workload
+    constants = torch_movegen._constants
+
+    def colliding(device):  # every board of an input hashes alike
+        c = constants(device)
+        return dataclasses.replace(c, weights=torch.zeros_like(c.weights),
+                                   landing_weights=torch.zeros_like(c.landing_weights))
+
+    exact = torch_movegen._unique_exact
+    calls = []
+    monkeypatch.setattr(torch_movegen, "_constants", colliding)
+    monkeypatch.setattr(torch_movegen, "_unique_exact", lambda *a: calls.append(1) or exact(*a))
+    result = generate(torch.from_numpy(boards[:500]), torch.from_numpy(dice[:500])).to_numpy()
+    assert calls, "the exact path was not taken"
+    assert all(afterstate_hash(result.of(i)) == hashes[i] for i in range(500))
+
+
+def test_one_board_is_a_batch_of_one():
+    one = generate(torch.from_numpy(starting_board()), torch.tensor([6, 4]))
+    assert len(one) == 14 and one.offsets.tolist() == [0, 14] and one.dice_used.tolist() == [2]
+
+
+def test_bad_input_is_rejected_with_a_clear_message():
+    board = torch.from_numpy(starting_board())
+    too_many = board.clone()
+    too_many[13] = 6
+    with pytest.raises(BoardError, match="board 0: a side has more than 15 checkers"):
+        generate(too_many, torch.tensor([6, 4]))
+    with pytest.raises(BoardError, match="dice must be 1..6"):
+        generate(board, torch.tensor([7, 1]))
+    with pytest.raises(BoardError, match="shape"):
+        generate(board[:20], torch.tensor([6, 1]))
+    negative_bar = board.clone()
+    negative_bar[25] = -1
+    with pytest.raises(BoardError, match="bar counts"):
+        generate(negative_bar, torch.tensor([6, 1]))
+    with pytest.raises(BoardError, match="backgammon's board only; use engine.movegen.generate for fevga"):
+        generate(board, torch.tensor([6, 1]), variant="fevga")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU")
+def test_the_gpu_gives_the_cpus_afterstates(workload):
+    boards, dice, _, _ = workload
+    on_cpu = generate(torch.from_numpy(boards), torch.from_numpy(dice))
+    on_gpu = generate(torch.from_numpy(boards).cuda(), torch.from_numpy(dice).cuda())
+    for name in ("boards", "parent", "offsets", "plays", "dice_used"):
+        assert torch.equal(getattr(on_gpu, name).cpu(), getattr(on_cpu, name)), name
