@@ -155,7 +155,10 @@ class NetEvaluator:
 
     @torch.no_grad()
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        return cumulative_probs(self.results(boards))
+        probs = cumulative_probs(self.results(boards))
+        if not self.variant.backgammons:  # the net's six outputs include them; this game scores none
+            probs[:, [2, 4]] = 0.0
+        return probs
 
     def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
         return afterstate_equity(self, boards)

@@ -258,5 +258,6 @@ def test_training_plays_the_variant_it_is_given_and_the_weights_remember_it(tmp_
     start = np.repeat(variant_named(variant).starting_board()[None], 3, axis=0)
     probs = net.probabilities(start)
     assert probs.shape == (3, 5) and np.isfinite(probs).all()
+    assert (probs[:, [2, 4]] == 0).all() == (variant == "fevga")  # Fevga scores no backgammons
     with pytest.raises(GammonError, match="--nets all=ENCODING"):
         Config(variant="moultezim", nets="contact=contact-v1,race=race-v1").check()
