@@ -187,6 +187,11 @@ def _take_rows(rows: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     return _take(rows.view(torch.int64), index).view(torch.int8)
 
 
+def _add_at(flat: torch.Tensor, index: torch.Tensor, delta) -> None:
+    """``flat[index] += delta`` for distinct indices."""
+    flat.scatter_(0, index, _take(flat, index) + delta)
+
+
 def _expand(rows, keys, die_col: int, step: int, c: _Constants, allowed=None):
     """Play one die (the one in column ``die_col``) in every legal way from every row.
 
@@ -211,10 +216,12 @@ def _expand(rows, keys, die_col: int, step: int, c: _Constants, allowed=None):
     landing = base + landing_col
     before = _take(flat, landing)
     hit = before == -1
-    flat[landing] = torch.where(hit, 1, before + 1)
-    flat[base + source] -= 1
-    flat[base + record] = source.to(torch.int8)
-    flat[base[hit]] += 1  # the hit checker goes to the opponent's bar (cell 0)
+    # Plain scatters: every index is one child's own byte, so the result is the same on every
+    # device, with no atomics (and several times faster than index assignment on the CPU).
+    flat.scatter_(0, landing, torch.where(hit, 1, before + 1))
+    _add_at(flat, base + source, -1)
+    flat.scatter_(0, base + record, source.to(torch.int8))
+    _add_at(flat, base, hit.to(torch.int8))  # the hit checker goes to the opponent's bar (cell 0)
     landed = _take(c.landing_weights, landing_col)
     child_keys = _take(keys, origin) - _take(c.weights, source) + landed + torch.where(hit, landed + c.weights[0], 0)
     return children, child_keys, origin
