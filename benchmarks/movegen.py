@@ -168,6 +168,7 @@ def measure(backend, boards, dice, batches: list[int], rounds: int, versus: Nump
             row["ratio_to_gnubg"] = float(np.median(ratios))
             row["ratio_range"] = [min(ratios), max(ratios)]
         if versus:
+            row[f"{versus.name}_afterstates_per_s"] = reference[b][0][1] / min(t for t, _ in reference[b])
             ratios = _ratios([run for run, _ in runs], reference[b], n, n)
             row[f"ratio_to_{versus.name}"] = float(np.median(ratios))
             row[f"ratio_to_{versus.name}_range"] = [min(ratios), max(ratios)]
