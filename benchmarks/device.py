@@ -9,7 +9,11 @@ Measures, each one section of the report:
 * ``movegen``: afterstates/s of the torch move generator (``training/torch_movegen.py``)
   at batches of 4,096 up to 1,048,576 items (the shared workload repeated to fill a batch,
   already on the device), after the exactness check of every workload item on the same
-  device (``mismatches``, as ``benchmarks/movegen.py --check`` counts them).
+  device (``mismatches``, as ``benchmarks/movegen.py --check`` counts them);
+* ``encoding``: boards/s of the default nets' input encodings (``training/torch_encoding.py``:
+  contact-v1 and race-v1, both, on every board) at the same batches of the workload's
+  afterstates, after comparing each of them with numpy's encodings (``mismatches``: boards
+  whose inputs are not allclose).
 
 Each batch size runs one warm-up call, then calls until ``--seconds`` have passed. The run
 stops before a batch whose estimated time would overrun ``--budget`` seconds or whose
@@ -30,6 +34,7 @@ import os
 import platform
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -38,10 +43,14 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.movegen import DEFAULT_WORKLOAD, TorchBackend, check, load_workload  # noqa: E402
+from engine.board import flip  # noqa: E402
+from models.encoding import encoder as numpy_encoder  # noqa: E402
+from training.torch_encoding import encoder as torch_encoder  # noqa: E402
 from training.torch_movegen import generate  # noqa: E402
 
 BATCHES = [4096, 16384, 65536, 262144, 1048576]
 QUICK_BATCHES = [4096, 16384, 65536]
+ENCODED = ("contact-v1", "race-v1")  # the default nets' encodings
 # The CPU has no peak-memory counter: the generator's footprint per item, measured on the
 # shared workload (about 5.4 KB), with room to spare.
 CPU_BYTES_PER_ITEM = 8192
@@ -83,23 +92,24 @@ class Clock:
         return time.perf_counter()
 
 
-def time_batch(boards: torch.Tensor, dice: torch.Tensor, seconds: float, clock: Clock) -> dict:
-    """One warm-up call, then calls until ``seconds`` have passed: the rates of one batch size."""
-    device = boards.device
+def time_batch(call, batch: int, seconds: float, clock: Clock, device: torch.device) -> dict:
+    """One warm-up call, then calls until ``seconds`` have passed: a row of one batch size.
+
+    ``call()`` does the work on one batch and returns how many results it made.
+    """
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
-    generate(boards, dice, check=False)
-    calls, afterstates = 0, 0
+    call()
+    calls, results = 0, 0
     start = clock.now()
     while True:
-        afterstates += len(generate(boards, dice, check=False))
+        results += call()
         calls += 1
         elapsed = clock.now() - start
         if elapsed >= seconds:
             break
-    row = {"batch": len(boards), "calls": calls, "seconds": elapsed,
-           "items_per_s": calls * len(boards) / elapsed, "afterstates_per_s": afterstates / elapsed,
-           "afterstates_per_item": afterstates / (calls * len(boards))}
+    row = {"batch": batch, "calls": calls, "seconds": elapsed, "items_per_s": calls * batch / elapsed,
+           "results_per_s": results / elapsed, "results_per_item": results / (calls * batch)}
     if device.type == "cuda":
         row["peak_memory_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
     return row
@@ -118,35 +128,76 @@ def reason_to_stop(previous: dict, batch: int, deadline: float, device: torch.de
     return None
 
 
-def movegen(device: torch.device, args) -> dict:
-    """Afterstates/s of the torch generator at growing batches, after the exactness check."""
-    deadline = time.perf_counter() + args.budget
-    boards, dice, hashes = load_workload(args.workload)
-    bad = check(TorchBackend(boards, dice, str(device)), boards, dice, hashes)
-    report = {"unit": "afterstates/s", "rate": "afterstates_per_s", "workload": str(args.workload),
-              "items": len(boards), "mismatches": len(bad), "first_mismatches": bad[:5], "rows": [], "stopped": None}
+def scan_batches(work, items: tuple, device: torch.device, args, deadline: float, results: str | None) -> dict:
+    """Rows of ``work(*batch_tensors)`` at growing batches of ``items`` (numpy arrays, repeated to fill a batch).
+
+    ``work`` takes the batch's tensors on the device and returns how many ``results`` it
+    made (afterstates, say); the rows then give ``{results}_per_s`` and ``{results}_per_item``
+    beside ``items_per_s``. Stops as :func:`reason_to_stop` says, or when the device runs
+    out of memory.
+    """
+    report = {"rows": [], "stopped": None}
     clock = Clock(device)
     for batch in args.batches:
         if report["rows"]:
             report["stopped"] = reason_to_stop(report["rows"][-1], batch, deadline, device, args.seconds)
             if report["stopped"]:
                 break
-        tiled = torch.arange(batch) % len(boards)
-        batch_boards = torch.from_numpy(boards)[tiled].to(device)
-        batch_dice = torch.from_numpy(dice)[tiled].to(device)
+        tiled = torch.arange(batch) % len(items[0])
+        tensors = [torch.from_numpy(a)[tiled].to(device) for a in items]
         try:
-            report["rows"].append(time_batch(batch_boards, batch_dice, args.seconds, clock))
+            row = time_batch(partial(work, *tensors), batch, args.seconds, clock, device)
         except (torch.OutOfMemoryError, MemoryError):
             report["stopped"] = f"batch {batch}: out of memory"
             break
         finally:
-            del batch_boards, batch_dice
+            del tensors
             if device.type == "cuda":
                 torch.cuda.empty_cache()
+        rate, per_item = row.pop("results_per_s"), row.pop("results_per_item")
+        if results:
+            row.update({f"{results}_per_s": rate, f"{results}_per_item": per_item})
+        report["rows"].append(row)
     return report
 
 
-MEASURES = {"movegen": movegen}
+def movegen(device: torch.device, args) -> dict:
+    """Afterstates/s of the torch generator at growing batches, after the exactness check."""
+    deadline = time.perf_counter() + args.budget
+    boards, dice, hashes = load_workload(args.workload)
+    bad = check(TorchBackend(boards, dice, str(device)), boards, dice, hashes)
+    report = {"unit": "afterstates/s", "rate": "afterstates_per_s", "workload": str(args.workload),
+              "items": len(boards), "mismatches": len(bad), "first_mismatches": bad[:5]}
+
+    def play(batch_boards, batch_dice):
+        return len(generate(batch_boards, batch_dice, check=False))
+
+    return report | scan_batches(play, (boards, dice), device, args, deadline, "afterstates")
+
+
+def encoding(device: torch.device, args) -> dict:
+    """Boards/s of the default nets' encodings (contact-v1, then race-v1 on the same boards) at growing
+    batches of the workload's afterstates, after comparing every one with numpy's encodings."""
+    deadline = time.perf_counter() + args.budget
+    boards, dice, _ = load_workload(args.workload)
+    after = flip(generate(torch.from_numpy(boards), torch.from_numpy(dice)).boards.numpy())
+    on_device = torch.from_numpy(after).to(device)
+    wrong = np.zeros(len(after), dtype=bool)
+    for name in ENCODED:
+        ours = torch_encoder(name)[0](on_device).cpu().numpy()
+        wrong |= ~np.isclose(ours, numpy_encoder(name)[0](after), rtol=1e-5, atol=1e-6).all(1)
+    report = {"unit": "boards/s", "rate": "items_per_s", "encodings": list(ENCODED), "boards": len(after),
+              "mismatches": int(wrong.sum()), "first_mismatches": np.flatnonzero(wrong)[:5].tolist()}
+
+    def encode(batch_boards):
+        for name in ENCODED:
+            torch_encoder(name)[0](batch_boards)
+        return len(batch_boards)
+
+    return report | scan_batches(encode, (after,), device, args, deadline, None)
+
+
+MEASURES = {"movegen": movegen, "encoding": encoding}
 
 
 def main(argv=None) -> int:

@@ -3,18 +3,23 @@
 The same afterstate sets as :func:`engine.movegen.generate`: on the shared 20,000-item
 workload (its recorded hashes and dice used) and on the positions of ``tests/positions.py``
 (random play of standard, nackgammon and hypergammon, and the built corner cases). When
-a GPU is present the device's results must equal the CPU's.
+a GPU is present the device's results must equal the CPU's. The benchmarks' torch paths
+(benchmarks/movegen.py --backend torch, benchmarks/device.py) run on a small workload.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+import benchmarks.device as device_benchmark  # noqa: E402
+import benchmarks.movegen as movegen_benchmark  # noqa: E402
 import training.torch_movegen as torch_movegen  # noqa: E402
 from benchmarks.movegen import afterstate_hash  # noqa: E402
 from engine.board import BoardError, starting_board  # noqa: E402
@@ -29,6 +34,7 @@ except ImportError:  # pragma: no cover
     from tests.test_movegen import workload  # noqa: F401
 
 SEED = 5_150_113  # positions of our own, beside the shared workload
+DATA = Path(__file__).parent / "data"
 
 
 def canonical(afterstates) -> np.ndarray:
@@ -143,3 +149,35 @@ def test_the_gpu_gives_the_cpus_afterstates(workload):
     on_gpu = generate(torch.from_numpy(boards).cuda(), torch.from_numpy(dice).cuda())
     for name in ("boards", "parent", "offsets", "plays", "dice_used"):
         assert torch.equal(getattr(on_gpu, name).cpu(), getattr(on_cpu, name)), name
+
+
+
+@pytest.fixture
+def small_workload(tmp_path):
+    """The shared workload's first 300 items, as a workload file of its own."""
+    path = tmp_path / "workload.jsonl"
+    with open(DATA / "movegen_workload.jsonl") as f:
+        path.write_text("".join(line for _, line in zip(range(300), f)))
+    return path
+
+
+def test_the_benchmark_checks_the_torch_backend_like_numpy(small_workload, capsys):
+    common = ["--workload", str(small_workload), "--check", "--json", "--batches", "64", "--rounds", "1"]
+    assert movegen_benchmark.main(common) == 0
+    numpy_report = json.loads(capsys.readouterr().out)
+    assert movegen_benchmark.main(common + ["--backend", "torch", "--device", "cpu"]) == 0
+    torch_report = json.loads(capsys.readouterr().out)
+    assert torch_report["mismatches"] == numpy_report["mismatches"] == 0
+    assert set(numpy_report) <= set(torch_report) and set(numpy_report["ours"][0]) <= set(torch_report["ours"][0])
+    assert torch_report["ours"][0]["ratio_to_numpy"] > 0
+
+
+def test_the_device_benchmark_reports_every_measure(small_workload, capsys):
+    argv = ["--device", "cpu", "--workload", str(small_workload), "--batches", "64,128", "--seconds", "0", "--json"]
+    assert device_benchmark.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["device"]["type"] == "cpu"
+    for name, measure in report["measures"].items():
+        assert measure["mismatches"] == 0, name
+        assert [row["batch"] for row in measure["rows"]] == [64, 128] and measure["stopped"] is None, name
+        assert all(row[measure["rate"]] > 0 for row in measure["rows"]), name
