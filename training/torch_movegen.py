@@ -58,11 +58,6 @@ BITS_TARGETS = ((1 << 25) - 1) & ~1  # bits 1..24: points a checker can land on
 BITS_OUTSIDE_HOME = ((1 << 26) - 1) & ~((1 << 7) - 1)  # bits 7..25
 BAR_BIT = 1 << 25
 HOME_BITS = 0x7E  # bits 1..6
-# Multiplying a word whose bytes are 0 or 1 by this gathers byte j's bit into bit 56 + j (no carries).
-BYTE_BITS_TO_TOP = 0x0102040810204080
-# The reverse: a byte times REPEAT_BYTE fills every byte with it; BIT_J_OF_BYTE_J keeps bit j in byte j.
-REPEAT_BYTE = 0x0101010101010101
-BIT_J_OF_BYTE_J = _signed(0x8040201008040201)
 
 # Linear hash of a board: sum(board[j] * weight[j]) + input * PARENT_SALT (mod 2**64), odd weights.
 # A fixed seed keeps runs bit-reproducible; the output never depends on the weights.
@@ -137,18 +132,23 @@ class TorchAfterstates:
 def _pack(flags: torch.Tensor, c: _Constants) -> torch.Tensor:
     """(N, 32) booleans -> one bit mask per row (int64), bit j set when byte j is.
 
-    Each 8-byte word of flags packs into 8 bits with one multiplication (BYTE_BITS_TO_TOP):
-    a few operations on 4 words a row instead of 32 on bytes.
+    Each 8-byte word of flags (bytes 0 or 1) folds into its low byte with three shifts,
+    a few operations on 4 words a row instead of 32 on bytes; no step can overflow, so the
+    masks never depend on how a device wraps integers.
     """
     words = flags.view(torch.uint8).view(torch.int64)
-    bits = ((words * BYTE_BITS_TO_TOP) >> 56) & 0xFF
-    return (bits << c.word_shifts).sum(1)
+    words = words | (words >> 7)  # byte k: its flag in bit 0, byte k+1's in bit 1
+    words = words | (words >> 14)  # ... bytes k+2, k+3 in bits 2, 3
+    words = words | (words >> 28)  # ... bytes k+4..k+7 in bits 4..7
+    return ((words & 0xFF) << c.word_shifts).sum(1)
 
 
 def _unpack(masks: torch.Tensor, c: _Constants) -> torch.Tensor:
     """One bit mask per row -> (N, 32) booleans, byte j true when bit j is set (the reverse of _pack)."""
-    bits = (masks[:, None] >> c.word_shifts) & 0xFF
-    words = (bits * REPEAT_BYTE) & BIT_J_OF_BYTE_J
+    words = (masks[:, None] >> c.word_shifts) & 0xFF  # each 8 bits spread over a word's bytes:
+    words = (words | (words << 28)) & 0x0000000F0000000F  # bits 4..7 to the upper half
+    words = (words | (words << 14)) & 0x0003000300030003  # then 2, 3 of each half to its upper quarter
+    words = (words | (words << 7)) & 0x0101010101010101  # then 1 of each quarter to its second byte
     return words.view(torch.uint8) != 0
 
 
