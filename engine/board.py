@@ -16,6 +16,13 @@ Borne-off checkers are implicit: ``checkers - (on board + on bar)`` for each sid
 The mover moves from 24 towards 1 and enters from the bar on point ``25 - die``;
 the opponent's own point ``n`` is the mover's point ``25 - n``.
 
+Acey-Deucey, whose checkers start off the board, has two cells more, 28 in all
+(:mod:`engine.variants`): ``[26]`` the mover's checkers still to enter, ``[27]`` the
+opponent's. Borne-off checkers are then ``checkers - (on board + on bar + to enter)``,
+and the counts here (:func:`mover_counts`, pips, contact, race) take a checker still to
+enter as one on the bar: 25 pips from home, behind everything. A side with checkers still
+to enter has borne none off (bearing off needs all of them home).
+
 A batch of N boards is one ``(N, 26)`` integer array (``int8`` inside the engine).
 Every function here accepts one board or a batch.
 """
@@ -25,7 +32,15 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import BoardError
-from .variants import MIRRORED, Geometry, Variant, variant_named
+from .variants import (
+    BOARD_SIZE_UNENTERED,
+    MIRRORED,
+    MOVER_UNENTERED,
+    OPPONENT_UNENTERED,
+    Geometry,
+    Variant,
+    variant_named,
+)
 from .variants import VARIANTS as ALL_VARIANTS
 
 OPP_BAR = 0
@@ -34,9 +49,11 @@ BOARD_SIZE = 26
 MAX_CHECKERS = 15
 DTYPE = np.int8
 
-# The variants on backgammon's own board (mirrored tracks, hitting): those the position formats,
-# match files and analysis commands describe. engine.variants.VARIANTS holds every variant.
-VARIANTS = {name: v for name, v in ALL_VARIANTS.items() if v.geometry is MIRRORED and not v.lone_checker_holds}
+# The variants on backgammon's own board (mirrored tracks, hitting, every checker on it from the
+# start): those the position formats, match files and analysis commands describe.
+# engine.variants.VARIANTS holds every variant.
+VARIANTS = {name: v for name, v in ALL_VARIANTS.items()
+            if v.geometry is MIRRORED and not v.lone_checker_holds and not v.off_board}
 
 def starting_board(variant: str | Variant = "standard") -> np.ndarray:
     """The starting position of ``variant`` (a name in :data:`engine.variants.VARIANTS`)."""
@@ -49,9 +66,15 @@ def variant_checkers(variant: str | Variant) -> int:
 
 
 def mover_counts(boards: np.ndarray) -> np.ndarray:
-    """Mover checkers on points 1..24 and the bar, per board: shape (..., 25), index i = point i+1."""
+    """Mover checkers on points 1..24 and the bar, per board: shape (..., 25), index i = point i+1.
+
+    Checkers still to enter (Acey-Deucey's boards) count as on the bar.
+    """
     b = np.asarray(boards)
-    return np.maximum(b[..., 1:26], 0)
+    counts = np.maximum(b[..., 1:26], 0)
+    if b.shape[-1] == BOARD_SIZE_UNENTERED:
+        counts[..., MOVER_BAR - 1] += b[..., MOVER_UNENTERED]
+    return counts
 
 
 def opponent_counts(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
@@ -137,8 +160,18 @@ def flip(boards: np.ndarray) -> np.ndarray:
     return MIRRORED.flip(boards)
 
 
+_CELL_NAMES = {OPP_BAR: "opponent bar", MOVER_BAR: "own bar", MOVER_UNENTERED: "own checkers to enter",
+               OPPONENT_UNENTERED: "opponent checkers to enter"}
+
+
 def _cell_name(index: int) -> str:
-    return "opponent bar" if index == OPP_BAR else "own bar" if index == MOVER_BAR else f"point {index}"
+    return _CELL_NAMES.get(index, f"point {index}")
+
+
+def _layout(size: int) -> str:
+    """What the cells of a board of ``size`` hold, for error messages."""
+    extra = ", own and opponent checkers to enter" if size == BOARD_SIZE_UNENTERED else ""
+    return f"{size} entries (opp bar, points 1..24, own bar{extra})"
 
 
 def _out_of_range(b: np.ndarray, checkers: int) -> np.ndarray:
@@ -162,14 +195,23 @@ def _check_range(b: np.ndarray, checkers: int) -> None:
         raise BoardError(f"{_cell_name(cell)} holds {abs(value)} checkers; a side has only {checkers}")
 
 
-def validate(board, checkers: int = MAX_CHECKERS) -> np.ndarray:
-    """Check one board and return it as an int8 array; raise BoardError naming the fault."""
+def _unentered_with_checkers_off(b: np.ndarray, checkers: int) -> np.ndarray:
+    """Per board and side (..., 2): checkers still to enter while some are borne off, which
+    cannot happen (bearing off needs every checker home)."""
+    unentered = b[..., [MOVER_UNENTERED, OPPONENT_UNENTERED]]
+    on = np.stack([mover_counts(b).sum(-1), opponent_counts(b).sum(-1)], axis=-1)
+    return (unentered > 0) & (on < checkers)
+
+
+def validate(board, checkers: int = MAX_CHECKERS, size: int = BOARD_SIZE) -> np.ndarray:
+    """Check one board of ``size`` cells (28 in Acey-Deucey) and return it as an int8 array;
+    raise BoardError naming the fault."""
     try:
         b = np.asarray(board)
     except Exception as exc:  # ragged lists and the like
         raise BoardError(f"board is not an array of integers: {exc}") from None
-    if b.shape != (BOARD_SIZE,):
-        raise BoardError(f"a board has {BOARD_SIZE} entries (opp bar, points 1..24, own bar); got shape {b.shape}")
+    if b.shape != (size,):
+        raise BoardError(f"a board has {_layout(size)}; got shape {b.shape}")
     if not (np.issubdtype(b.dtype, np.integer) or np.issubdtype(b.dtype, np.floating)):
         raise BoardError(f"board entries must be integers; got dtype {b.dtype}")
     _check_range(b, checkers)
@@ -178,18 +220,26 @@ def validate(board, checkers: int = MAX_CHECKERS) -> np.ndarray:
     b = b.astype(np.int64)
     if b[OPP_BAR] < 0 or b[MOVER_BAR] < 0:
         raise BoardError(f"bar counts must be >= 0; got opponent bar {b[OPP_BAR]}, own bar {b[MOVER_BAR]}")
+    if size == BOARD_SIZE_UNENTERED and (b[MOVER_UNENTERED] < 0 or b[OPPONENT_UNENTERED] < 0):
+        raise BoardError(f"checkers to enter must be >= 0; got own {b[MOVER_UNENTERED]}, "
+                         f"opponent {b[OPPONENT_UNENTERED]}")
     for side, counts in (("mover", mover_counts(b)), ("opponent", opponent_counts(b))):
         total = int(counts.sum())
         if total > checkers:
-            raise BoardError(f"the {side} has {total} checkers on the board and bar; at most {checkers} allowed")
+            where = "on the board and bar" if size == BOARD_SIZE else "on the board, on the bar and to enter"
+            raise BoardError(f"the {side} has {total} checkers {where}; at most {checkers} allowed")
+    if size == BOARD_SIZE_UNENTERED and _unentered_with_checkers_off(b, checkers).any():
+        side = ("mover", "opponent")[int(np.argmax(_unentered_with_checkers_off(b, checkers)))]
+        raise BoardError(f"the {side} has checkers to enter and others borne off; "
+                         f"bearing off needs all {checkers} home")
     return b.astype(DTYPE)
 
 
-def validate_batch(boards, checkers: int = MAX_CHECKERS) -> np.ndarray:
-    """Check an (N, 26) batch cheaply (vectorized) and return it as int8; raise BoardError on the first bad row."""
+def validate_batch(boards, checkers: int = MAX_CHECKERS, size: int = BOARD_SIZE) -> np.ndarray:
+    """Check an (N, size) batch cheaply (vectorized) and return it as int8; raise BoardError on the first bad row."""
     b = np.asarray(boards)
-    if b.ndim != 2 or b.shape[1] != BOARD_SIZE:
-        raise BoardError(f"a batch of boards has shape (N, {BOARD_SIZE}); got {b.shape}")
+    if b.ndim != 2 or b.shape[1] != size:
+        raise BoardError(f"a batch of boards has shape (N, {size}); got {b.shape}")
     if not (np.issubdtype(b.dtype, np.integer) or np.issubdtype(b.dtype, np.floating)):
         raise BoardError(f"board entries must be integers; got dtype {b.dtype}")
     b64 = b.astype(np.int64)
@@ -200,10 +250,13 @@ def validate_batch(boards, checkers: int = MAX_CHECKERS) -> np.ndarray:
         | (mover_counts(b64).sum(1) > checkers)
         | (opponent_counts(b64).sum(1) > checkers)
     )
+    if size == BOARD_SIZE_UNENTERED:
+        bad |= np.any(b64[:, MOVER_UNENTERED:] < 0, axis=1)
+        bad |= np.any(_unentered_with_checkers_off(b64, checkers), axis=1)
     if np.any(bad) or not np.array_equal(b64, b):
         row = int(np.argmax(bad)) if np.any(bad) else 0
         try:
-            validate(b[row], checkers)
+            validate(b[row], checkers, size)
         except BoardError as exc:
             raise BoardError(f"board {row}: {exc}") from None
         raise BoardError(f"board {row}: entries must be integers")
@@ -216,9 +269,11 @@ def render(board, checkers: int = MAX_CHECKERS, names: tuple[str, str] = ("X (on
 
     Points 13..24 run along the top, 12..1 along the bottom, as gnubg draws them for the
     player on roll; the bar and borne-off counts are written beside the board. The
-    ``geometry`` of the variant places the opponent's track for his pip count.
+    ``geometry`` of the variant places the opponent's track for his pip count. An
+    Acey-Deucey board (28 cells) also shows each side's checkers still to enter.
     """
-    b = validate(board, checkers).astype(int)
+    size = BOARD_SIZE_UNENTERED if np.shape(board) == (BOARD_SIZE_UNENTERED,) else BOARD_SIZE
+    b = validate(board, checkers, size).astype(int)
     off_x, off_o = checkers_off(b, checkers)
     pips = pip_counts(b, geometry)
 
@@ -249,6 +304,8 @@ def render(board, checkers: int = MAX_CHECKERS, names: tuple[str, str] = ("X (on
               + " ".join(f"{p:>2}" for p in bottom_points[6:]))
     rule = "+" + "-" * 18 + "+---+" + "-" * 18 + "+"
     bar = f"|{'':18}|BAR|{'':18}|   X bar {b[MOVER_BAR]}, O bar {b[OPP_BAR]}"
+    if len(b) == BOARD_SIZE_UNENTERED:
+        bar += f"; to enter X {b[MOVER_UNENTERED]}, O {b[OPPONENT_UNENTERED]}"
     lines = [header, rule, *half(top_points, True), bar, *half(bottom_points, False), rule, footer]
     lines.append(f"{names[0]}: pips {pips[0]}, off {off_x}    {names[1]}: pips {pips[1]}, off {off_o}")
     return "\n".join(lines)

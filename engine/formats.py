@@ -50,6 +50,8 @@ __all__ = [
     "xgid",
     "parse_xgid",
     "parse_position",
+    "acey_deucey_id",
+    "parse_acey_deucey_id",
 ]
 
 
@@ -124,9 +126,12 @@ def position_id(board, variant: str | Variant = "standard") -> str:
     gnubg's key lists the opponent (slot 0) first, then the player on roll (slot 1),
     each as its own points 1..24 then its bar: *n* one-bits and a zero per point,
     packed least-significant bit first into 10 bytes. The variant's geometry gives the
-    opponent's own numbering.
+    opponent's own numbering. An Acey-Deucey board gets its extended form, ``PositionID-A-B``
+    (:func:`acey_deucey_id`).
     """
     variant = variant_named(variant)
+    if variant.off_board:
+        return acey_deucey_id(board)
     b = _without_bar(_checked_board(board), variant, "a position")
     counts = np.concatenate([variant.geometry.opponent_counts(b), mover_counts(b)]).tolist()
     key, bit = 0, 0
@@ -154,8 +159,11 @@ def _unary_counts(key: int, pid: str) -> list[int]:
 
 
 def board_from_position_id(pid: str, variant: str | Variant = "standard") -> np.ndarray:
-    """The board (int8, shape (26,), from the player on roll) of a 14-character Position ID of ``variant``."""
+    """The board (int8, shape (26,), from the player on roll) of a 14-character Position ID of ``variant``
+    (of Acey-Deucey: a ``PositionID-A-B`` and a board of 28 cells, :func:`parse_acey_deucey_id`)."""
     variant = variant_named(variant)
+    if variant.off_board:
+        return parse_acey_deucey_id(pid)
     counts = _unary_counts(_b64_to_key(pid, _POSITION_KEY_BYTES, POSITION_ID_LENGTH, "Position ID"), pid)
     opponent, mover = counts[:_SLOTS], counts[_SLOTS:]
     for side, side_counts in (("opponent", opponent), ("player on roll", mover)):
@@ -464,6 +472,7 @@ def parse_xgid(s: str, variant: str | Variant = "standard") -> tuple[np.ndarray,
     (its geometry) when the top player is on roll.
     """
     variant = variant_named(variant)
+    _no_xgid(variant)
     if not isinstance(s, str):
         raise FormatError(f"an XGID is a string; got {type(s).__name__}")
     body = s[len(XGID_PREFIX):] if s.startswith(XGID_PREFIX) else s
@@ -523,6 +532,7 @@ def xgid(board, state: MatchState, variant: str | Variant = "standard") -> str:
     geometry) when the top player is on roll.
     """
     variant = variant_named(variant)
+    _no_xgid(variant)
     b = _without_bar(_checked_board(board), variant, "a position")
     if not isinstance(state, MatchState):
         raise FormatError(f"xgid needs a MatchState; got {type(state).__name__}")
@@ -566,9 +576,60 @@ def parse_position(text: str, variant: str | Variant = "standard") -> tuple[np.n
         return parse_xgid(s, variant)
     if ":" in s:
         return parse_gnubgid(s, variant)
+    if variant_named(variant).off_board:
+        return board_from_position_id(s, variant), None
     if len(s) == POSITION_ID_LENGTH:
         return board_from_position_id(s, variant), None
     raise FormatError(
         f"cannot read {text!r} as a position: expected a 14-character Position ID, "
         "'PositionID:MatchID' or an XGID"
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Acey-Deucey: "PositionID-A-B", the Position ID and the checkers still to enter
+# ---------------------------------------------------------------------------------------
+
+_ACEY_DEUCEY = variant_named("acey-deucey")
+# '-' is not a base64 character of the Position ID, so the ID ends where the counts begin.
+_ACEY_DEUCEY_ID = re.compile(r"([A-Za-z0-9+/]{14})-([0-9]{1,2})-([0-9]{1,2})")
+
+
+def _no_xgid(variant: Variant) -> None:
+    """XGIDs have no field for checkers still to enter: refused (FormatError) in a variant that has them."""
+    if variant.off_board:
+        raise FormatError(f"an XGID cannot hold the checkers still to enter of {variant.name}; "
+                          "use its Position ID, 'PositionID-A-B'")
+
+
+def acey_deucey_id(board) -> str:
+    """The text form of an Acey-Deucey position: ``PositionID-A-B``.
+
+    ``board`` has 28 cells (:mod:`engine.variants`), seen from the player on roll. The
+    Position ID is gnubg's, of its first 26 cells (the checkers on the points and the
+    bars); ``A`` and ``B`` are the checkers the player on roll and his opponent have still
+    to enter, in decimal. The Position ID alone would count those as borne off. The start
+    is ``AAAAAAAAAAAAAA-15-15``.
+    """
+    try:
+        b = validate(board, _ACEY_DEUCEY.checkers, _ACEY_DEUCEY.board_size)
+    except BoardError as exc:
+        raise FormatError(str(exc)) from None
+    return f"{position_id(b[:BOARD_SIZE])}-{b[BOARD_SIZE]}-{b[BOARD_SIZE + 1]}"
+
+
+def parse_acey_deucey_id(text: str) -> np.ndarray:
+    """The 28-cell board (int8, from the player on roll) of an ``PositionID-A-B`` string
+    (:func:`acey_deucey_id`); FormatError names the fault."""
+    if not isinstance(text, str):
+        raise FormatError(f"an Acey-Deucey position is a string; got {type(text).__name__}")
+    match = _ACEY_DEUCEY_ID.fullmatch(text.strip())
+    if match is None:
+        raise FormatError(f"an Acey-Deucey position is 'PositionID-A-B' (A, B: checkers still to enter, "
+                          f"player on roll first); got {text!r}")
+    pid, mine, theirs = match.groups()
+    board = np.concatenate([board_from_position_id(pid), np.array([int(mine), int(theirs)], dtype=DTYPE)])
+    try:
+        return validate(board, _ACEY_DEUCEY.checkers, _ACEY_DEUCEY.board_size)
+    except BoardError as exc:
+        raise FormatError(f"Acey-Deucey position {text!r}: {exc}") from None

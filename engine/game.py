@@ -8,11 +8,12 @@ never imports them.
 
 Scoring (docs/rules.md): the game ends the moment a side bears off its last checker; the
 loser pays 1 (single), 2 (gammon: nothing borne off) or 3 (backgammon: nothing borne
-off and a checker on the bar or in the winner's home board), the last only in variants
-that have backgammons (not Fevga or Moultezim).
+off and a checker on the bar, still to enter, or in the winner's home board), the last
+only in variants that have backgammons (not Fevga or Moultezim).
 
 The variant (:mod:`engine.variants`) decides the starting position, the legal moves (the
-generator reads its hooks), how the board is turned round between turns (its geometry)
+generator reads its hooks), how the board is turned round between turns (its geometry),
+whether the player rolls again (a wild roll, Acey-Deucey's 1-2: ``Afterstates.extra_roll``)
 and the scoring; nothing else in the loop depends on it.
 """
 
@@ -23,13 +24,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import checkers_off, mover_counts, validate, validate_batch
+from .board import BOARD_SIZE, checkers_off, mover_counts, validate, validate_batch
 from .cube import BEAVER, PASS, TAKE, Cube
 from .errors import GammonError
 from .met import MAX_AWAY
 from .movegen import Afterstates, generate
 from .notation import format_move
-from .variants import variant_named
+from .variants import OPPONENT_UNENTERED, variant_named
 
 Policy = Callable[[Afterstates], np.ndarray]
 MAX_CUBE = 2**50
@@ -52,12 +53,14 @@ def opening_rolls(rng: np.random.Generator, n: int, automatic: int = 0) -> tuple
 
 
 def result_points(boards: np.ndarray, checkers: int, backgammons: bool = True) -> np.ndarray:
-    """Points won by the mover of each afterstate: 0 if it has checkers left, else 1, 2 or 3
-    (3 only where the variant has ``backgammons``)."""
+    """Points won by the mover of each afterstate: 0 if it has checkers left (on the board, on
+    the bar or still to enter), else 1, 2 or 3 (3 only where the variant has ``backgammons``)."""
     b = np.asarray(boards)
     won = mover_counts(b).sum(-1) == 0
     loser_off = checkers_off(b, checkers)[..., 1]
     loser_in_danger = (b[..., 0] > 0) | np.any(b[..., 1:7] < 0, axis=-1)  # bar, or winner's home board
+    if b.shape[-1] > BOARD_SIZE:  # Acey-Deucey: a checker never entered is further back than the bar
+        loser_in_danger |= b[..., OPPONENT_UNENTERED] > 0
     points = np.where(loser_off > 0, 1, np.where(loser_in_danger & backgammons, 3, 2))
     return np.where(won, points, 0)
 
@@ -211,6 +214,11 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
     from ``GameResults.on_roll``) with ``GameResults.first_move``. ``progress(k)`` hears of
     every k games finished.
 
+    After a wild roll (Acey-Deucey's 1-2, played with a double of the player's choice) the
+    same player rolls again in the next pass, unless the game is over; that roll continues
+    his turn, so nobody may double before it. Every roll counts as a turn (``turns``,
+    ``stop_after``).
+
     Self-play (the same cubeless player on both sides) moves every game in one batch per
     pass. A player with a ``learn(before, after)`` method sees each move it made: the
     boards it moved from and the afterstates it chose (the TD trainer learns there).
@@ -246,8 +254,10 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
     dice, cube = opening_rolls(rng, n, rules.automatic_doubles if money else 0)
     preset = np.ones(n, dtype=bool)  # ``dice`` already holds this turn's roll (an opening, or first_dice)
     player = (dice[:, 1] > dice[:, 0]).astype(np.int64)  # player 0 holds die 0
+    extra_roll = np.zeros(n, dtype=bool)  # the player on roll rolls again: his turn goes on, no cube
     if start is not None:
-        boards[:] = validate(start, checkers) if np.ndim(start) == 1 else validate_batch(start, checkers)
+        size = variant.board_size
+        boards[:] = validate(start, checkers, size) if np.ndim(start) == 1 else validate_batch(start, checkers, size)
         cube[:], owner[:] = start_cube.value, start_cube.owner_index(0)
         player[:], first_move[:], turned[:] = 0, False, owner >= 0
         if first_dice is None:
@@ -270,6 +280,7 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
         """A fresh game in ``slots``: starting position, centered cube, this pass's opening rolls."""
         boards[slots] = start_board
         cube[slots], owner[slots], turned[slots], first_move[slots] = 1, -1, False, True
+        extra_roll[slots] = False
         dice[slots], preset[slots] = openings[slots], True
         player[slots] = (openings[slots, 1] > openings[slots, 0]).astype(np.int64)
         announce(slots)
@@ -341,6 +352,7 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
             if len(mine) and hasattr(players[side], "doubles"):
                 # Cube: before rolling, with access, not on a game's first move, not in the Crawford game.
                 access = ~first_move[mine] & ((owner[mine] == -1) | (owner[mine] == side)) & ~crawford[mine]
+                access &= ~extra_roll[mine]
                 asking = mine[access]
                 if len(asking):
                     cubes = _cubes(asking, side, cube, owner, scores, crawford, length, rules)
@@ -377,9 +389,11 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
             won = result_points(after, checkers, variant.backgammons)
             if money and rules.jacoby:
                 won = np.where(turned[mine], won, np.minimum(won, 1))
-            boards[mine] = variant.geometry.flip(after)
+            again = afterstates.extra_roll & (won == 0)
+            boards[mine] = np.where(again[:, None], after, variant.geometry.flip(after))
             first_move[mine] = preset[mine] = False
-            player[mine] = 1 - movers
+            extra_roll[mine] = again
+            player[mine] = np.where(again, movers, 1 - movers)
             turns[mine] += 1
             finished = won > 0
             if finished.any():

@@ -32,7 +32,17 @@ Variants (:mod:`engine.variants`) are read from two hooks, never from a copy of 
   anything. Steps then no longer commute (a step may be legal only after another one),
   so the two shortcuts above are off for such a variant: every order of the dice and of
   the sources is tried, and partial plays that reach the same position are merged after
-  every step (the rules only look at the position, so one of them stands for all).
+  every step (the rules only look at the position, so one of them stands for all);
+* ``off_board`` (Acey-Deucey): boards have 28 cells, the last two each side's checkers
+  still to enter, and a row grows to 40 bytes: the same 32, then those two counts
+  (bytes 32, 33) and padding. A checker still to enter starts from the bar's place
+  (source 25, landing on ``25 - die``) whenever the bar holds no hit checker, at the
+  player's choice, and keeps bearing off shut like a checker outside the home board. The
+  shortcuts stay valid: entering commutes with other steps as moving from the bar does;
+* ``wild_roll`` (Acey-Deucey's 1-2): the roll is played as usual, then each of its
+  afterstates is played again with each of the six doubles, and the union, merged per
+  input, is the turn's set of afterstates (:func:`_wild_plays`); the player rolls again
+  (``Afterstates.extra_roll``).
 """
 
 from __future__ import annotations
@@ -46,8 +56,13 @@ from .board import BOARD_SIZE, BoardError, validate_batch
 from .variants import Variant, variant_named
 
 ROW = 32  # bytes per partial play: 26 board + 4 step sources + 2 dice
+ROW_UNENTERED = 40  # Acey-Deucey: the 32, each side's checkers still to enter, 6 bytes of padding
 STEP_COLS = slice(26, 30)
 DIE1_COL, DIE2_COL = 30, 31
+UNENTERED_COLS = slice(32, 34)  # the mover's checkers still to enter, then the opponent's
+MOVER_UNENTERED_COL = UNENTERED_COLS.start
+BAR = 25  # the mover's bar: the source of a checker entering, from the bar or from off the board
+WILD_STEPS = 6  # a wild roll's play: its two dice, then the four of the double chosen
 
 _BITS_POINTS = np.uint32(((1 << 26) - 1) & ~1)  # bits 1..25: points 1..24 and the bar
 _BITS_TARGETS = np.uint32(((1 << 25) - 1) & ~1)  # bits 1..24: points a checker can land on
@@ -60,9 +75,13 @@ _HIGHEST_HOME = np.array([int(m).bit_length() - 1 if m else 0 for m in range(128
 # Fixed seed: the output order does not depend on it, but runs stay bit-reproducible.
 _rng = np.random.default_rng(0x6A6D)
 _WEIGHTS = _rng.integers(0, 2**63, size=BOARD_SIZE, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-_LANDING_WEIGHTS = np.concatenate([_WEIGHTS, np.zeros(ROW - BOARD_SIZE, dtype=np.uint64)])  # off: no board change
 _PARENT_SALT = np.uint64(_rng.integers(0, 2**63, dtype=np.uint64) * 2 + 1)
+_UNENTERED_WEIGHTS = _rng.integers(0, 2**63, size=2, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 del _rng
+# The weight of each byte of a row: its board cells; none on the play record, where a checker
+# borne off "lands" (no board change), nor on the padding.
+_PLAY_RECORD = np.zeros(ROW - BOARD_SIZE, dtype=np.uint64)
+_CELL_WEIGHTS = np.concatenate([_WEIGHTS, _PLAY_RECORD, _UNENTERED_WEIGHTS, np.zeros(6, dtype=np.uint64)])
 
 
 @dataclass(frozen=True)
@@ -72,21 +91,31 @@ class Afterstates:
     ``boards[offsets[i]:offsets[i+1]]`` are the afterstates of input ``i``, still seen
     from the mover (the side that just moved). When nothing can be played the single
     afterstate is the unchanged board. ``steps[k]`` holds one legal play reaching
-    ``boards[k]``: four ``(from, to)`` pairs in play order, ``to == 0`` for bearing off,
-    unused steps ``(-1, -1)``.
+    ``boards[k]``: four ``(from, to)`` pairs in play order (six in a variant with a wild
+    roll), ``to == 0`` for bearing off, unused steps ``(-1, -1)``. A checker entering from
+    off the board steps from 25, as one from the bar.
     """
 
-    boards: np.ndarray  # (M, 26) int8
+    boards: np.ndarray  # (M, 26) int8; (M, 28) in Acey-Deucey
     parent: np.ndarray  # (M,) int64, index of the input each afterstate belongs to
     offsets: np.ndarray  # (N + 1,) int64
-    plays: np.ndarray  # (M, 6) int8: step sources and dice order, decoded by ``steps``
-    dice_used: np.ndarray  # (N,) int8, dice the legal plays use (0..2, or 0..4 for doubles)
+    # (M, 6) int8: step sources and dice order, decoded by ``steps``; in a variant with a wild
+    # roll (M, 12): six step sources, then the die of each step
+    plays: np.ndarray
+    # (N,) int8, the most dice a legal play uses (0..2, 0..4 for doubles, 0..6 for a wild roll)
+    dice_used: np.ndarray
+    extra_roll: np.ndarray  # (N,) bool: the mover rolls again after this play, unless it ended the game
 
     @cached_property
     def steps(self) -> np.ndarray:
-        """(M, 4, 2) int8: (from, to) of each step of each afterstate's play, decoded on first use."""
-        sources = self.plays[:, :4].astype(np.int16)
-        dice = self.plays[:, [4, 5, 5, 5]].astype(np.int16)  # doubles repeat the die
+        """(M, 4, 2) int8 ((M, 6, 2) with a wild roll): (from, to) of each step of each
+        afterstate's play, decoded on first use."""
+        if self.plays.shape[1] == 2 * WILD_STEPS:
+            sources = self.plays[:, :WILD_STEPS].astype(np.int16)
+            dice = self.plays[:, WILD_STEPS:].astype(np.int16)
+        else:
+            sources = self.plays[:, :4].astype(np.int16)
+            dice = self.plays[:, [4, 5, 5, 5]].astype(np.int16)  # doubles repeat the die
         used = sources > 0
         targets = np.maximum(sources - dice, 0)
         steps = np.stack([np.where(used, sources, -1), np.where(used, targets, -1)], axis=-1)
@@ -108,13 +137,18 @@ def _source_masks(rows: np.ndarray, die: np.ndarray, open_from: int) -> np.ndarr
     """Bit mask (uint32 per row) of the points a checker may legally move ``die`` from.
 
     A point is open to land on when its count is at least ``open_from``: -1 where a blot
-    can be hit, 0 where a lone checker holds its point.
+    can be hit, 0 where a lone checker holds its point. Checkers still to enter (rows of
+    :data:`ROW_UNENTERED` bytes) start from the bar's place, but only while no hit checker
+    is on the bar, and keep bearing off shut like a checker outside the home board.
     """
-    occupied = np.packbits(rows > 0, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_POINTS
-    open_ = np.packbits(rows >= open_from, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_TARGETS
+    board = rows[:, :ROW]
+    occupied = np.packbits(board > 0, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_POINTS
+    open_ = np.packbits(board >= open_from, axis=1, bitorder="little").view(np.uint32)[:, 0] & _BITS_TARGETS
     die32 = die.astype(np.uint32)
-    ordinary = occupied & (open_ << die32)
     on_bar = (occupied & _BAR_BIT) != 0
+    if rows.shape[1] > ROW:
+        occupied |= np.where(rows[:, MOVER_UNENTERED_COL] > 0, _BAR_BIT, np.uint32(0))
+    ordinary = occupied & (open_ << die32)
     ordinary = np.where(on_bar, ordinary & _BAR_BIT, ordinary)
     # Bearing off: everything home; the exact point, else the highest checker if below the die.
     all_home = (occupied & _BITS_OUTSIDE_HOME) == 0
@@ -142,20 +176,25 @@ def _expand(rows: np.ndarray, keys: np.ndarray, die_col: int, step: int, variant
     origin, source = flat_bits >> 5, flat_bits & 31
     children = _take_rows(rows, origin)
     flat = children.reshape(-1)
-    base = np.arange(len(origin), dtype=np.int64) * ROW
+    base = np.arange(len(origin), dtype=np.int64) * rows.shape[1]
     record = STEP_COLS.start + step
     target = source - die[origin]
+    if rows.shape[1] > ROW:  # from the bar's place with no hit checker there: one still to enter enters
+        source_cell = np.where((source == BAR) & (children[:, BAR] == 0), MOVER_UNENTERED_COL, source)
+        source_weight = _CELL_WEIGHTS[source_cell]
+    else:
+        source_cell, source_weight = source, _WEIGHTS[source]
     # A checker borne off "lands" on this step's record byte, which is overwritten below:
     # one code path for every step, no compaction.
     landing = base + np.where(target > 0, target, record)
     before = flat[landing]
     hit = before == -1
     flat[landing] = np.where(hit, 1, before + 1)
-    flat[base + source] -= 1
+    flat[base + source_cell] -= 1
     flat[base + record] = source
     flat[base[hit]] += 1  # the hit checker goes to the opponent's bar (column 0)
-    landed = _LANDING_WEIGHTS[landing - base]
-    child_keys = keys[origin] - _WEIGHTS[source] + landed + np.where(hit, landed + _WEIGHTS[0], np.uint64(0))
+    landed = _CELL_WEIGHTS[landing - base]
+    child_keys = keys[origin] - source_weight + landed + np.where(hit, landed + _WEIGHTS[0], np.uint64(0))
     if variant.restrictions:
         legal = ~variant.forbidden(children[:, :BOARD_SIZE])
         return children[legal], child_keys[legal], origin[legal]
@@ -171,12 +210,13 @@ def _same_position(rows: np.ndarray, parent: np.ndarray, a: np.ndarray, b: np.nd
     """Whether every row ``a[i]`` holds the same board of the same input as row ``b[i]``."""
     words = rows.view(np.uint64)
     diff = np.take(words, a, axis=0) ^ np.take(words, b, axis=0)
-    diff[:, 3] &= np.uint64(0xFFFF)  # bytes 24, 25 of the last word; 26..31 are the play record
+    diff[:, 3] &= np.uint64(0xFFFF)  # bytes 24, 25 of the fourth word; 26..31 are the play record
     return not diff.any() and np.array_equal(parent[a], parent[b])
 
 
 # Odd multipliers for the rounds of the hash table in :func:`_unique` (Fibonacci hashing).
-_TABLE_MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 * (2 * r + 1)) % 2**64) for r in range(8)]
+# Each round settles most rows still pending (about 9 in 10), so 16 rounds see any batch through.
+_TABLE_MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 * (2 * r + 1)) % 2**64) for r in range(16)]
 
 
 def _unique(rows: np.ndarray, keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
@@ -190,8 +230,6 @@ def _unique(rows: np.ndarray, keys: np.ndarray, parent: np.ndarray) -> np.ndarra
     keep = np.zeros(len(keys), dtype=bool)
     pending = np.arange(len(keys))
     for multiplier in _TABLE_MULTIPLIERS:
-        if len(pending) == 0:
-            return np.flatnonzero(keep)
         bits = max(4, (4 * len(pending) - 1).bit_length())
         slot = ((keys[pending] * multiplier) >> np.uint64(64 - bits)).astype(np.intp)
         table = np.empty(1 << bits, dtype=np.intp)
@@ -203,23 +241,42 @@ def _unique(rows: np.ndarray, keys: np.ndarray, parent: np.ndarray) -> np.ndarra
             return _unique_exact(rows, parent)
         keep[writer[settled]] = True
         pending = pending[~settled]
+        if len(pending) == 0:
+            return np.flatnonzero(keep)
     return _unique_exact(rows, parent)  # pathological: equal slots in every round
 
 
 def _unique_exact(rows: np.ndarray, parent: np.ndarray) -> np.ndarray:
     """Collision-proof fallback for :func:`_unique`: sorts whole (parent, board) rows."""
-    table = np.concatenate([parent[:, None], rows[:, :BOARD_SIZE].astype(np.int64)], axis=1)
+    table = np.concatenate([parent[:, None], _boards_of(rows).astype(np.int64)], axis=1)
     _, first = np.unique(table, axis=0, return_index=True)
     return np.sort(first)
 
 
+def _boards_of(rows: np.ndarray) -> np.ndarray:
+    """The boards held in ``rows``: (R, 26), or (R, 28) with the checkers still to enter."""
+    if rows.shape[1] == ROW:
+        return rows[:, :BOARD_SIZE]
+    return np.concatenate([rows[:, :BOARD_SIZE], rows[:, UNENTERED_COLS]], axis=1)
+
+
+def _board_keys(boards: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """The linear hash of each board of input ``parent``, as :func:`_expand` updates it step by step."""
+    weights = _WEIGHTS if boards.shape[1] == BOARD_SIZE else np.concatenate([_WEIGHTS, _UNENTERED_WEIGHTS])
+    return boards.astype(np.int64).view(np.uint64) @ weights + parent.astype(np.uint64) * _PARENT_SALT
+
+
 def _initial_rows(boards: np.ndarray, first: np.ndarray, second: np.ndarray, index: np.ndarray):
-    rows = np.zeros((len(index), ROW), dtype=np.int8)
-    rows[:, :BOARD_SIZE] = boards[index]
+    if boards.shape[1] == BOARD_SIZE:
+        rows = np.zeros((len(index), ROW), dtype=np.int8)
+        rows[:, :BOARD_SIZE] = boards[index]
+    else:
+        rows = np.zeros((len(index), ROW_UNENTERED), dtype=np.int8)
+        rows[:, :BOARD_SIZE] = boards[index, :BOARD_SIZE]
+        rows[:, UNENTERED_COLS] = boards[index, BOARD_SIZE:]
     rows[:, DIE1_COL] = first[index]
     rows[:, DIE2_COL] = second[index]
-    keys = boards[index].astype(np.int64).view(np.uint64) @ _WEIGHTS + index.astype(np.uint64) * _PARENT_SALT
-    return rows, keys
+    return rows, _board_keys(boards[index], index)
 
 
 def _concatenate(plays: list[tuple]) -> tuple:
@@ -315,11 +372,13 @@ def _not_reached_high_first(once: np.ndarray, from_bar: np.ndarray) -> np.ndarra
 def generate(boards, dice, *, check: bool = True, variant: str | Variant = "standard") -> Afterstates:
     """All distinct legal afterstates of every (board, dice) pair.
 
-    ``boards``: (N, 26) integers in the layout of :mod:`engine.board`, mover to play.
-    ``dice``: (N, 2) integers 1..6, in any order. One board of shape (26,) with dice of
-    shape (2,) is treated as a batch of one. ``check=False`` skips input validation (for
-    callers that produced the boards themselves). ``variant`` (a name or a
-    :class:`~engine.variants.Variant`) gives the rules; backgammon's by default.
+    ``boards``: (N, 26) integers in the layout of :mod:`engine.board`, mover to play
+    ((N, 28) in Acey-Deucey, with the checkers still to enter). ``dice``: (N, 2) integers
+    1..6, in any order. One board of shape (26,) with dice of shape (2,) is treated as a
+    batch of one. ``check=False`` skips input validation (for callers that produced the
+    boards themselves). ``variant`` (a name or a :class:`~engine.variants.Variant`) gives
+    the rules; backgammon's by default. A wild roll's afterstates are those of the whole
+    turn: the roll, then the double the player chooses (``Afterstates.extra_roll``).
     """
     variant = variant_named(variant)
     boards = np.asarray(boards)
@@ -327,7 +386,7 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
     if boards.ndim == 1:
         boards, dice = boards[None], dice[None]
     if check:
-        boards = validate_batch(boards)
+        boards = validate_batch(boards, size=variant.board_size)
         if variant.lone_checker_holds and np.any(boards[:, [0, 25]]):
             row = int(np.argmax(np.any(boards[:, [0, 25]], axis=1)))
             raise BoardError(f"board {row}: {variant.name} has no bar (nothing is ever hit); "
@@ -337,6 +396,16 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
         if np.any((dice < 1) | (dice > 6)):
             raise BoardError(f"dice must be 1..6; got {dice[np.any((dice < 1) | (dice > 6), axis=1)][0].tolist()}")
     boards = boards.astype(np.int8, copy=False)
+    if variant.wild_roll is not None:
+        return _with_wild_roll(boards, dice, variant)
+    rows, _, parent, dice_used = _legal_plays(boards, dice, variant)
+    return _afterstates(_boards_of(rows).copy(), parent, rows[:, STEP_COLS.start : ROW].copy(), dice_used,
+                        np.zeros(len(boards), dtype=bool))
+
+
+def _legal_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant):
+    """The rows of every distinct legal play of each (board, dice), grouped by input, with
+    their hashes, their inputs and the dice each input uses."""
     n = len(boards)
     high = np.maximum(dice[:, 0], dice[:, 1]).astype(np.int8)
     low = np.minimum(dice[:, 0], dice[:, 1]).astype(np.int8)
@@ -352,13 +421,65 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
     rows, keys, parent = _concatenate(pieces)
     keep = _unique(rows, keys, parent)
     keep = keep[np.argsort(parent[keep], kind="stable")]
-    rows, parent = _take_rows(rows, keep), parent[keep]
+    return _take_rows(rows, keep), keys[keep], parent[keep], dice_used
+
+
+def _afterstates(boards, parent, plays, dice_used, extra_roll) -> Afterstates:
+    """The result of :func:`generate` from afterstates already grouped by input."""
+    n = len(dice_used)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(parent, minlength=n), out=offsets[1:])
-    return Afterstates(
-        boards=rows[:, :BOARD_SIZE].copy(),
-        parent=parent,
-        offsets=offsets,
-        plays=rows[:, STEP_COLS.start :].copy(),
-        dice_used=dice_used,
-    )
+    return Afterstates(boards=boards, parent=parent, offsets=offsets, plays=plays, dice_used=dice_used,
+                       extra_roll=extra_roll)
+
+
+def _with_wild_roll(boards: np.ndarray, dice: np.ndarray, variant: Variant) -> Afterstates:
+    """:func:`generate` in a variant with a wild roll: other rolls as usual, wild ones by
+    :func:`_wild_plays`, every play written in the six-step record."""
+    n = len(boards)
+    wild = variant.is_wild(dice)
+    dice_used = np.zeros(n, dtype=np.int8)
+    parts = []
+    for chosen, plays_of in ((np.flatnonzero(~wild), _plain_plays), (np.flatnonzero(wild), _wild_plays)):
+        if len(chosen):
+            rows, parent, plays, used = plays_of(boards[chosen], dice[chosen], variant)
+            dice_used[chosen] = used
+            parts.append((_boards_of(rows), chosen[parent], plays))
+    after, parent, plays = (np.concatenate(part) for part in zip(*parts))
+    order = np.argsort(parent, kind="stable")
+    return _afterstates(after[order], parent[order], plays[order], dice_used, wild)
+
+
+def _plain_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant):
+    """:func:`_legal_plays`, with each play in the six-step record (its last two steps unused)."""
+    rows, _, parent, dice_used = _legal_plays(boards, dice, variant)
+    unused = np.zeros((len(rows), 2), dtype=np.int8)
+    plays = np.concatenate([rows[:, STEP_COLS], unused, rows[:, [DIE1_COL, DIE2_COL, DIE2_COL, DIE2_COL]], unused],
+                           axis=1)
+    return rows, parent, plays, dice_used
+
+
+def _wild_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant):
+    """A wild roll (Acey-Deucey's 1-2): its two dice as any roll (compulsory play as usual),
+    then, from each afterstate, any double the player chooses, played as fully as it can be.
+
+    The afterstates are the union over the six doubles, one per distinct position and input;
+    a play is written as six steps, the wild roll's two and the double's four.
+    """
+    first, _, first_input, first_used = _legal_plays(boards, dice, variant)
+    faces = np.tile(np.arange(1, 7, dtype=np.int8), len(first))  # each afterstate once with every double
+    then, keys, then_input, then_used = _legal_plays(np.repeat(_boards_of(first), 6, axis=0),
+                                                     np.stack([faces, faces], axis=1), variant)
+    via = then_input // 6  # the play of the wild roll that each comes after
+    parent = first_input[via]
+    # The same position after different doubles is one choice: hashed by the input it belongs to
+    # (the hash is linear in the input's index), merged, still grouped by input.
+    keys += (parent.astype(np.uint64) - then_input.astype(np.uint64)) * _PARENT_SALT
+    keep = _unique(then, keys, parent)
+    dice_used = np.zeros(len(boards), dtype=np.int8)
+    each = first_input[np.arange(len(faces)) // 6]
+    np.maximum.at(dice_used, each, first_used[each] + then_used)
+    rows = _take_rows(then, keep)
+    wild_play = first[:, [STEP_COLS.start, STEP_COLS.start + 1, DIE1_COL, DIE2_COL]][via[keep]]  # sources, dice
+    plays = np.concatenate([wild_play[:, :2], rows[:, STEP_COLS], wild_play[:, 2:], rows[:, [DIE1_COL] * 4]], axis=1)
+    return rows, parent[keep], plays, dice_used

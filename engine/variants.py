@@ -7,7 +7,10 @@ A :class:`Variant` says
 * whether a lone checker holds its point (no hitting) or is a blot that can be hit;
 * its restrictions: positions a player may never bring about, each a pure function of a
   batch of boards seen from the player who has just moved a checker;
-* its scoring: whether a backgammon counts 3.
+* its scoring: whether a backgammon counts 3;
+* checkers that start off the board and are entered at will (Acey-Deucey), and a *wild
+  roll*: a roll after whose play the player chooses any double, plays it and rolls again
+  (Acey-Deucey's 1-2).
 
 Boards are in the one layout of :mod:`engine.board`, seen from the side to move (the
 *mover*), who moves from his 24-point towards his 1-point and bears off from 1..6. That
@@ -27,7 +30,16 @@ track is the same in every variant; what differs is where the opponent's points 
 Restrictions are checked **per step**: a single die played by a single checker is legal
 only if the position right after it is not forbidden, so the one generator drops such
 steps where it makes them and its compulsory-play logic (as many dice as possible, else
-the larger die) only ever sees legal steps. docs/rules.md gives the reasons. This module
+the larger die) only ever sees legal steps. docs/rules.md gives the reasons.
+
+**Checkers still to enter** (Acey-Deucey, ``off_board``): a board of such a variant has
+two more cells, 28 in all: the 26 of :mod:`engine.board`, then ``[26]`` the mover's
+checkers not yet entered and ``[27]`` the opponent's. They are not on the bar: a hit
+checker on the bar must enter before anything else moves, a checker still to enter
+enters (like one from the bar, on the mover's point ``25 - die``) only when its owner
+chooses to. Borne-off checkers stay implicit: the variant's checkers minus those on the
+points, on the bar and still to enter. Bearing off needs all of them home, so a side
+with checkers still to enter has borne none off. Every other variant keeps 26 cells. This module
 uses numpy only and imports nothing from the rest of the engine but its errors, so
 :mod:`engine.board` can build its starting positions from it.
 """
@@ -43,6 +55,9 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .errors import BoardError
 
 BOARD_SIZE = 26  # engine.board's layout: 0 opponent's bar, 1..24 points, 25 mover's bar
+# Acey-Deucey's boards add two cells: each side's checkers still to enter, the mover's first.
+MOVER_UNENTERED, OPPONENT_UNENTERED = 26, 27
+BOARD_SIZE_UNENTERED = 28
 START = 24  # the mover's starting point in the same-direction games
 PRIME = 6  # consecutive points that make a prime
 
@@ -54,21 +69,31 @@ class Geometry:
     name: str
     opponent_point: np.ndarray  # (24,): the mover's point of the opponent's point q = 1..24
     _flip_order: np.ndarray = field(init=False, repr=False)
+    _flip_order_unentered: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
         order = np.concatenate([[BOARD_SIZE - 1], self.opponent_point, [0]])  # the bars swap sides
         object.__setattr__(self, "_flip_order", order)  # frozen: set once, here
+        # so do the counts of checkers still to enter, on the boards that have them
+        object.__setattr__(self, "_flip_order_unentered",
+                           np.concatenate([order, [OPPONENT_UNENTERED, MOVER_UNENTERED]]))
 
     def flip(self, boards: np.ndarray) -> np.ndarray:
         """The same position seen from the other side (the opponent becomes the mover)."""
-        out = np.asarray(boards)[..., self._flip_order]
+        b = np.asarray(boards)
+        out = b[..., self._flip_order if b.shape[-1] == BOARD_SIZE else self._flip_order_unentered]
         np.negative(out[..., 1:25], out=out[..., 1:25])
         return out
 
     def opponent_counts(self, boards: np.ndarray) -> np.ndarray:
-        """Opponent checkers in his own numbering: (..., 25), index i = his point i+1, 24 = his bar."""
+        """Opponent checkers in his own numbering: (..., 25), index i = his point i+1, 24 = his bar.
+
+        Checkers still to enter (Acey-Deucey) count as on the bar: like a hit checker, each
+        is 25 pips from home and behind everything.
+        """
         b = np.asarray(boards)
-        return np.concatenate([np.maximum(-b[..., self.opponent_point], 0), b[..., 0:1]], axis=-1)
+        bar = b[..., 0:1] if b.shape[-1] == BOARD_SIZE else b[..., 0:1] + b[..., OPPONENT_UNENTERED:]
+        return np.concatenate([np.maximum(-b[..., self.opponent_point], 0), bar], axis=-1)
 
 
 _POINTS = np.arange(1, 25)
@@ -148,19 +173,36 @@ class Variant:
     lone_checker_holds: bool = False  # True: nothing is ever hit, a single checker blocks the point
     restrictions: tuple[Restriction, ...] = ()
     backgammons: bool = True  # scoring: a backgammon counts 3 (else a gammon, 2, is the most)
+    off_board: int = 0  # checkers a side starts with off the board, entered at will (boards of 28 cells)
+    wild_roll: tuple[int, int] | None = None  # (low, high): played, then any double, then the player rolls again
 
     @property
     def checkers(self) -> int:
         """Checkers per side."""
-        return sum(self.start.values())
+        return sum(self.start.values()) + self.off_board
+
+    @property
+    def board_size(self) -> int:
+        """Cells of this variant's boards: 26, or 28 with the counts of checkers still to enter."""
+        return BOARD_SIZE_UNENTERED if self.off_board else BOARD_SIZE
 
     def starting_board(self) -> np.ndarray:
         """The starting position, seen from the side to move."""
-        board = np.zeros(BOARD_SIZE, dtype=np.int8)
+        board = np.zeros(self.board_size, dtype=np.int8)
         for point, count in self.start.items():
             board[point] = count
             board[self.geometry.opponent_point[point - 1]] = -count
+        if self.off_board:
+            board[MOVER_UNENTERED] = board[OPPONENT_UNENTERED] = self.off_board
         return board
+
+    def is_wild(self, dice: np.ndarray) -> np.ndarray:
+        """Whether each roll of ``dice`` ((N, 2), either order) is this variant's wild roll."""
+        d = np.asarray(dice)
+        if self.wild_roll is None:
+            return np.zeros(d.shape[:-1], dtype=bool)
+        low, high = self.wild_roll
+        return (np.minimum(d[..., 0], d[..., 1]) == low) & (np.maximum(d[..., 0], d[..., 1]) == high)
 
     def forbidden(self, boards: np.ndarray) -> np.ndarray:
         """Whether each board (seen from the player who just stepped) breaks any restriction."""
@@ -177,9 +219,11 @@ FEVGA = Variant("fevga", {START: 15}, ROTATED, lone_checker_holds=True, backgamm
                 restrictions=(fevga_first_checker, fevga_opponent_start_quadrant, fevga_prime_before_all))
 MOULTEZIM = Variant("moultezim", {START: 15}, ROTATED, lone_checker_holds=True, backgammons=False,
                     restrictions=(moultezim_first_checker, moultezim_first_quadrant))
+# All 15 start off the board; 1-2 is played, then a double of the player's choice, then he rolls again.
+ACEY_DEUCEY = Variant("acey-deucey", {}, off_board=15, wild_roll=(1, 2))
 
 # Every variant the engine plays (docs/rules.md, "Starting positions and variants").
-VARIANTS = {v.name: v for v in (STANDARD, NACKGAMMON, HYPERGAMMON, FEVGA, MOULTEZIM)}
+VARIANTS = {v.name: v for v in (STANDARD, NACKGAMMON, HYPERGAMMON, FEVGA, MOULTEZIM, ACEY_DEUCEY)}
 
 
 def variant_named(name: str | Variant) -> Variant:
