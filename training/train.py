@@ -11,6 +11,12 @@ roll: their target is the network's own distribution over results one ply later,
 from the same side (TD(0)), or the real result when the game just ended. Finished games
 restart from the opening position, so the batch stays full.
 
+``--backend torch`` plays the same games on the network's device instead
+(:class:`training.device_selfplay.DeviceGames`: dice, move generation, input encoding and
+choice in torch, no board crossing to the host); it is the default when the network runs
+on a GPU (``--device cuda``, or ``auto`` with one present). ``--backend numpy`` is
+engine.game.play on the host, the default on the CPU.
+
 Everything lands in ``--out``: ``checkpoint.pt`` (atomic, every ``--checkpoint-every``
 games; ``--resume`` loses at most one interval), ``log.jsonl`` (metrics), ``curve.svg``
 (strength against pubeval, or the variant's heuristic, as training goes), and ``model.pt`` (the final weights).
@@ -44,6 +50,8 @@ from models.network import (
     save_weights,
     seed_from,
 )
+from training.device_selfplay import DeviceGames, greedy_choice, model_logits
+from training.torch_movegen import plays_backgammon_board
 
 
 @dataclass
@@ -58,6 +66,7 @@ class Config:
     seed: int = 1
     threads: int = 2  # torch CPU threads (results are reproducible for a fixed count)
     device: str = "auto"  # where the network runs: auto (a GPU when present), cpu, cuda
+    backend: str = "auto"  # where self-play runs: numpy (host), torch (the device); auto: torch on a GPU
     checkpoint_every: int = 10_000  # games between checkpoints
     eval_every: int = 25_000  # games between evaluations against pubeval (or the variant's heuristic)
     eval_games: int = 2_000  # duplicate-dice games per evaluation (even)
@@ -73,7 +82,12 @@ class Config:
             raise GammonError("--eval-games must be even and at least 4 (duplicate dice play games in pairs)")
         if self.device not in ("auto", "cpu", "cuda"):
             raise GammonError(f"--device is auto, cpu or cuda; got {self.device!r}")
+        if self.backend not in ("auto", "numpy", "torch"):
+            raise GammonError(f"--backend is auto, numpy or torch; got {self.backend!r}")
         variant_named(self.variant)
+        if self.backend == "torch" and not plays_backgammon_board(variant_named(self.variant)):
+            raise GammonError(f"--backend torch plays backgammon's board (standard, nackgammon, hypergammon); "
+                              f"{self.variant} self-plays with --backend numpy")
         if variant_named(self.variant).geometry is ROTATED and self.nets and self.nets.split("=")[0] != "all":
             raise GammonError(f"{self.variant} has no contact or race positions as backgammon does: give one net, "
                               "--nets all=ENCODING")
@@ -114,28 +128,38 @@ class Trainer:
             seed_from(self.model, model_from_payload(load_payload(config.init), config.init))
         self.model.to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
-        self.boards = np.repeat(self.variant.starting_board()[None], config.parallel, axis=0)
-        self.first_move = np.ones(config.parallel, dtype=bool)  # the game's first move: the opening roll
+        self.on_device = config.backend == "torch" or (config.backend == "auto" and self.device.type == "cuda"
+                                                       and plays_backgammon_board(self.variant))
+        if self.on_device:
+            self.device_games = DeviceGames(self.variant, config.parallel, self.device, config.seed)
+        else:
+            self.boards = np.repeat(self.variant.starting_board()[None], config.parallel, axis=0)
+            self.first_move = np.ones(config.parallel, dtype=bool)  # the game's first move: the opening roll
         self.games_done = 0
         self.plies = 0
-        self.losses: list[float] = []  # of the TD steps since the last log line
+        self.losses: list[torch.Tensor] = []  # of the TD steps since the last log line (on the device)
         self.elapsed = 0.0
 
-    # -- self-play: the trainer is both players of engine.game.play -------------------------
+    # -- self-play: the trainer is both players of engine.game.play, or of DeviceGames.play ------
     def self_play(self, games: int, progress=None) -> int:
         """Play on until ``games`` more games have finished, a TD step after every ply; returns the games finished.
 
-        The games in progress carry over from call to call (``boards``, ``first_move``), so
-        checkpoints between calls resume exactly.
+        The games in progress carry over from call to call (``boards``, ``first_move``, or
+        ``device_games``), so checkpoints between calls resume exactly.
         """
+        if self.on_device:
+            return self.device_games.play(self, games, progress)
         seed = int(self.rng.integers(2**63))
         result = play((self, self), len(self.boards), seed=seed, rules=Rules(variant=self.config.variant),
                       start=self.boards, opening=self.first_move, until_games=games, progress=progress)
         self.boards, self.first_move = result.boards, result.first_move
         return int(result.games.sum())
 
-    def policy(self, afterstates) -> np.ndarray:
+    def policy(self, afterstates) -> np.ndarray | torch.Tensor:
         """Greedy 0-ply choice of every game's move; keeps its result distribution as the TD target."""
+        if self.on_device:  # the same choice in torch (training/device_selfplay.py)
+            choice, self.targets = greedy_choice(self.model, afterstates, self.variant)
+            return choice
         results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
         choice = best_in_groups(results @ RESULT_POINTS, afterstates.offsets)
         self.targets = torch.from_numpy(results[choice]).to(self.device)
@@ -144,13 +168,18 @@ class Trainer:
     def learn(self, before: np.ndarray, after: np.ndarray) -> None:
         """One TD(0) step: the positions moved from towards the distribution after the chosen moves."""
         self.model.train()
-        log_probs = torch.log_softmax(self.model.logits(before), dim=-1)
+        logits = model_logits(self.model, before) if self.on_device else self.model.logits(before)
+        log_probs = torch.log_softmax(logits, dim=-1)
         loss = -(self.targets * log_probs).sum(dim=1).mean()
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
-        self.losses.append(loss.item())
+        self.losses.append(loss.detach())  # read at the next log line: no wait for the device here
         self.plies += 1
+
+    def mean_loss(self) -> float | None:
+        """Mean loss of the TD steps since the last log line (None when there were none)."""
+        return float(np.mean(torch.stack(self.losses).cpu().double().numpy())) if self.losses else None
 
     @torch.no_grad()
     def result_distribution(self, afterstates: np.ndarray) -> np.ndarray:
@@ -176,12 +205,15 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             "numpy_rng": json.dumps(self.rng.bit_generator.state),
             "torch_rng": torch.get_rng_state(),
-            "boards": torch.from_numpy(self.boards.copy()),
-            "first_move": torch.from_numpy(self.first_move.copy()),
             "games_done": self.games_done,
             "plies": self.plies,
             "elapsed": self.elapsed,
         }
+        if self.on_device:  # the games in progress: boards, first moves, who is on roll, the dice generator
+            state.update(self.device_games.state_dict())
+        else:
+            state.update(boards=torch.from_numpy(self.boards.copy()),
+                         first_move=torch.from_numpy(self.first_move.copy()))
         atomic_write(path, lambda f: torch.save(state, f))
 
     @classmethod
@@ -199,7 +231,7 @@ class Trainer:
         if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
             raise WeightsError(f"{str(path)!r} is not a gammon training checkpoint")
         try:
-            config = Config(**state["config"])
+            config = Config(**{"backend": "numpy", **state["config"]})  # runs from before --backend: numpy
             if games is not None:
                 config.games = games
             trainer = cls(config)
@@ -207,11 +239,14 @@ class Trainer:
             trainer.optimizer.load_state_dict(state["optimizer"])
             trainer.rng.bit_generator.state = json.loads(state["numpy_rng"])
             torch.set_rng_state(state["torch_rng"])
-            trainer.boards = state["boards"].numpy().copy()
-            # checkpoints from before first_move was saved: a game at the starting position is new
-            first = state.get("first_move")
-            trainer.first_move = (first.numpy().copy() if first is not None
-                                  else (trainer.boards == trainer.variant.starting_board()).all(axis=1))
+            if trainer.on_device:
+                trainer.device_games.load_state_dict(state)
+            else:
+                trainer.boards = state["boards"].numpy().copy()
+                # checkpoints from before first_move was saved: a game at the starting position is new
+                first = state.get("first_move")
+                trainer.first_move = (first.numpy().copy() if first is not None
+                                      else (trainer.boards == trainer.variant.starting_board()).all(axis=1))
             trainer.games_done, trainer.plies, trainer.elapsed = state["games_done"], state["plies"], state["elapsed"]
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
             detail = (str(exc).splitlines() or [""])[0]
@@ -288,7 +323,7 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
             append_log(log, {"games": trainer.games_done, "plies": trainer.plies,
                              "elapsed_s": round(trainer.elapsed, 1),
                              "games_per_s": round(trainer.games_done / max(trainer.elapsed, 1e-9), 1),
-                             "loss": float(np.mean(trainer.losses)) if trainer.losses else None})
+                             "loss": trainer.mean_loss()})
             trainer.losses.clear()
             trainer.checkpoint(checkpoint)
             next_checkpoint += config.checkpoint_every
