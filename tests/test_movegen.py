@@ -50,21 +50,26 @@ def test_hash_collisions_fall_back_to_exact_comparison(workload, monkeypatch):
     assert all(afterstate_hash(result.of(i)) == hashes[i] for i in range(500))
 
 
+def replayed(board: np.ndarray, steps) -> list[int]:
+    """``board`` after the (from, to) steps of a play, a blot hit on the way sent to the bar."""
+    board = board.astype(int).copy()
+    for source, target in steps:
+        if source < 0:
+            break
+        board[source] -= 1
+        if target > 0:
+            if board[target] == -1:
+                board[target] = 0
+                board[0] += 1
+            board[target] += 1
+    return board.tolist()
+
+
 def test_recorded_steps_replay_to_the_afterstate(workload):
     boards, dice, _, _ = workload
     result = generate(boards[:2000], dice[:2000])
     for k in range(0, len(result), 7):
-        board = boards[result.parent[k]].astype(int).copy()
-        for source, target in result.steps[k]:
-            if source < 0:
-                break
-            board[source] -= 1
-            if target > 0:
-                if board[target] == -1:
-                    board[target] = 0
-                    board[0] += 1
-                board[target] += 1
-        assert board.tolist() == result.boards[k].tolist()
+        assert replayed(boards[result.parent[k]], result.steps[k]) == result.boards[k].tolist()
 
 
 def board_with(mover: dict, opponent: dict, mover_bar: int = 0, opponent_bar: int = 0) -> np.ndarray:

@@ -28,10 +28,10 @@ from training.torch_movegen import generate  # noqa: E402
 
 try:  # tests/ is on sys.path under pytest's default import mode
     import positions
-    from test_movegen import workload  # noqa: F401 (the shared fixture)
+    from test_movegen import replayed, workload  # noqa: F401 (the shared fixture)
 except ImportError:  # pragma: no cover
     from tests import positions
-    from tests.test_movegen import workload  # noqa: F401
+    from tests.test_movegen import replayed, workload  # noqa: F401
 
 SEED = 5_150_113  # positions of our own, beside the shared workload
 DATA = Path(__file__).parent / "data"
@@ -88,17 +88,7 @@ def test_recorded_steps_replay_to_the_afterstate(workload):
     result = generate(torch.from_numpy(boards[:2000]), torch.from_numpy(dice[:2000]))
     steps, parent, after = result.steps.numpy(), result.parent.numpy(), result.boards.numpy()
     for k in range(0, len(result), 7):
-        board = boards[parent[k]].astype(int).copy()
-        for source, target in steps[k]:
-            if source < 0:
-                break
-            board[source] -= 1
-            if target > 0:
-                if board[target] == -1:
-                    board[target] = 0
-                    board[0] += 1
-                board[target] += 1
-        assert board.tolist() == after[k].tolist()
+        assert replayed(boards[parent[k]], steps[k]) == after[k].tolist()
 
 
 def test_hash_collisions_fall_back_to_exact_comparison(workload, monkeypatch):
