@@ -13,17 +13,25 @@ Measures, each one section of the report:
 * ``encoding``: boards/s of the default nets' input encodings (``training/torch_encoding.py``:
   contact-v1 and race-v1, both, on every board) at the same batches of the workload's
   afterstates, after comparing each of them with numpy's encodings (``mismatches``: boards
-  whose inputs are not allclose).
+  whose inputs are not allclose);
+* ``selfplay``: games/s of self-play with learning on the device (``gammon train --backend
+  torch``: :class:`training.train.Trainer` with the default nets, a TD step every ply) with
+  256 up to 262,144 games side by side, after checking its plies on the host
+  (``mismatches``: games of the checked plies whose chosen afterstate is not legal by
+  engine.movegen, or whose result is not engine.game.result_points'). The batch here is
+  the number of games side by side; each runs a warm-up of one turnover (as many games
+  finished as it plays side by side, which spreads the games' ages), then plies until
+  ``--seconds`` have passed; games/s = games finished / seconds.
 
-Each batch size runs one warm-up call, then calls until ``--seconds`` have passed. The run
-stops before a batch whose estimated time would overrun ``--budget`` seconds or whose
-estimated memory would not fit (scaled from the previous batch: the device's peak on
-CUDA, an estimate per item on the CPU), and when the device runs out of memory anyway;
-``stopped`` says why.
+Each batch size of movegen and encoding runs one warm-up call, then calls until
+``--seconds`` have passed. The run stops before a batch whose estimated time would overrun
+``--budget`` seconds or whose estimated memory would not fit (scaled from the previous
+batch: the device's peak on CUDA, an estimate per item on the CPU), and when the device
+runs out of memory anyway; ``stopped`` says why.
 
 The report: ``device`` (what ran), then ``measures``, one entry per measure, each with
 its ``unit``, the key of its headline ``rate`` in each row, ``rows`` (one per batch size)
-and ``stopped``; a later measure (self-play, rollouts) is one more function in :data:`MEASURES`.
+and ``stopped``; a later measure (rollouts) is one more function in :data:`MEASURES`.
 """
 
 from __future__ import annotations
@@ -44,16 +52,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.movegen import DEFAULT_WORKLOAD, TorchBackend, check, load_workload  # noqa: E402
 from engine.board import flip  # noqa: E402
+from engine.game import result_points  # noqa: E402
+from engine.movegen import generate as numpy_generate  # noqa: E402
 from models.encoding import encoder as numpy_encoder  # noqa: E402
 from training.torch_encoding import encoder as torch_encoder  # noqa: E402
 from training.torch_movegen import generate  # noqa: E402
+from training.train import Config, Trainer  # noqa: E402
 
 BATCHES = [4096, 16384, 65536, 262144, 1048576]
 QUICK_BATCHES = [4096, 16384, 65536]
+SELFPLAY_BATCHES = [256, 2048, 16384, 65536, 262144]  # games side by side
+QUICK_SELFPLAY_BATCHES = [256, 1024]
+CHECKED_PLIES = 64  # plies of 256 games checked on the host before the self-play rows
 ENCODED = ("contact-v1", "race-v1")  # the default nets' encodings
 # The CPU has no peak-memory counter: the generator's footprint per item, measured on the
-# shared workload (about 5.4 KB), with room to spare.
+# shared workload (about 5.4 KB), with room to spare; a self-play game's (its afterstates
+# encoded and through the nets, and the TD step), measured at 2,048 games (about 110 KB), likewise.
 CPU_BYTES_PER_ITEM = 8192
+CPU_BYTES_PER_GAME = 262144
 
 
 def describe(device: torch.device) -> dict:
@@ -138,7 +154,7 @@ def scan_batches(work, items: tuple, device: torch.device, args, deadline: float
     """
     report = {"rows": [], "stopped": None}
     clock = Clock(device)
-    for batch in args.batches:
+    for batch in args.batches or (QUICK_BATCHES if args.quick else BATCHES):
         if report["rows"]:
             report["stopped"] = reason_to_stop(report["rows"][-1], batch, deadline, device, args.seconds)
             if report["stopped"]:
@@ -197,15 +213,99 @@ def encoding(device: torch.device, args) -> dict:
     return report | scan_batches(encode, (after,), device, args, deadline, None)
 
 
-MEASURES = {"movegen": movegen, "encoding": encoding}
+def selfplay_trainer(device: torch.device, parallel: int) -> Trainer:
+    """The trainer of ``gammon train --backend torch`` with ``parallel`` games side by side on ``device``."""
+    return Trainer(Config(parallel=parallel, device=device.type, backend="torch", threads=torch.get_num_threads()))
+
+
+def check_selfplay(device: torch.device, plies: int, parallel: int = 256) -> dict:
+    """Self-play ``plies`` plies on the device and check each on the host: the chosen afterstates
+    legal by engine.movegen (in the set of the board and dice), the results engine.game.result_points'."""
+    trainer = selfplay_trainer(device, parallel)
+    wrong = np.zeros(0, dtype=bool)
+
+    def check(ply):
+        nonlocal wrong
+        before, dice, after, won = (t.cpu().numpy() for t in (ply.before, ply.dice, ply.after, ply.won))
+        legal = numpy_generate(before, dice)
+        legal_set = {(int(i), b.tobytes()) for i, b in zip(legal.parent, legal.boards)}
+        illegal = np.array([(i, b.tobytes()) not in legal_set for i, b in enumerate(after)])
+        wrong = np.concatenate([wrong, illegal | (won != result_points(after, trainer.variant.checkers))])
+
+    for _ in range(plies):
+        trainer.device_games.ply(trainer, watch=check)
+    return {"checked_plies": plies, "checked_games": parallel, "mismatches": int(wrong.sum()),
+            "first_mismatches": np.flatnonzero(wrong)[:5].tolist()}  # ply * checked_games + game
+
+
+def selfplay_row(device: torch.device, parallel: int, seconds: float) -> dict:
+    """Games/s with learning of ``parallel`` games side by side, after a warm-up of one turnover."""
+    clock = Clock(device)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    trainer = selfplay_trainer(device, parallel)
+    start = clock.now()
+    trainer.self_play(parallel)
+    warmed = clock.now()
+    games, plies = 0, trainer.plies
+    while True:
+        games += trainer.self_play(max(parallel // 16, 1))
+        elapsed = clock.now() - warmed
+        if elapsed >= seconds:
+            break
+    row = {"batch": parallel, "games": games, "plies": trainer.plies - plies, "seconds": elapsed,
+           "warmup_seconds": warmed - start, "games_per_s": games / elapsed,
+           "plies_per_s": (trainer.plies - plies) / elapsed}
+    if device.type == "cuda":
+        row["peak_memory_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
+    return row
+
+
+def selfplay_stop(previous: dict, parallel: int, deadline: float, device: torch.device) -> str | None:
+    """Why ``parallel`` games should not run, judged from the previous row scaled up; None to run them."""
+    scale = parallel / previous["batch"]
+    estimate = (previous["warmup_seconds"] + previous["seconds"]) * scale
+    if time.perf_counter() + estimate > deadline:
+        return f"batch {parallel}: about {estimate:.0f} s would overrun the budget"
+    need = previous.get("peak_memory_gib", 0) * 2**30 * scale or CPU_BYTES_PER_GAME * parallel
+    free = free_bytes(device)
+    if need > free:
+        return f"batch {parallel}: about {need / 2**30:.1f} GiB would not fit in the {free / 2**30:.1f} GiB free"
+    return None
+
+
+def selfplay(device: torch.device, args) -> dict:
+    """Self-play games/s with learning on the device at growing numbers of games side by side, after the check."""
+    deadline = time.perf_counter() + args.budget
+    report = {"unit": "games/s", "rate": "games_per_s", **check_selfplay(device, CHECKED_PLIES),
+              "rows": [], "stopped": None}
+    for parallel in args.batches or (QUICK_SELFPLAY_BATCHES if args.quick else SELFPLAY_BATCHES):
+        if report["rows"]:
+            report["stopped"] = selfplay_stop(report["rows"][-1], parallel, deadline, device)
+            if report["stopped"]:
+                break
+        try:
+            report["rows"].append(selfplay_row(device, parallel, args.seconds))
+        except (torch.OutOfMemoryError, MemoryError):
+            report["stopped"] = f"batch {parallel}: out of memory"
+            break
+        finally:
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+    return report
+
+
+MEASURES = {"movegen": movegen, "encoding": encoding, "selfplay": selfplay}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
                         help="torch device (default: cuda when present, else cpu)")
-    parser.add_argument("--quick", action="store_true", help=f"batches {QUICK_BATCHES}, 0.5 s each, a 60 s budget")
-    parser.add_argument("--batches", help=f"comma-separated batch sizes (default {BATCHES})")
+    parser.add_argument("--quick", action="store_true", help=f"batches {QUICK_BATCHES} (self-play: "
+                        f"{QUICK_SELFPLAY_BATCHES} games), 0.5 s each, a 60 s budget")
+    parser.add_argument("--batches", help=f"comma-separated batch sizes, for every measure (default {BATCHES}; "
+                        f"self-play: {SELFPLAY_BATCHES} games side by side)")
     parser.add_argument("--seconds", type=float, help="timed seconds per batch size (default 2)")
     parser.add_argument("--budget", type=float, help="seconds for each measure, its check included (default 300)")
     parser.add_argument("--threads", type=int, help="torch threads on the CPU (default: torch's own)")
@@ -219,8 +319,7 @@ def main(argv=None) -> int:
     unknown = set(args.measures.split(",")) - set(MEASURES)
     if unknown:
         parser.error(f"unknown measures {sorted(unknown)}; choose from {list(MEASURES)}")
-    args.batches = [int(b) for b in args.batches.split(",")] if args.batches else \
-        (QUICK_BATCHES if args.quick else BATCHES)
+    args.batches = [int(b) for b in args.batches.split(",")] if args.batches else None  # each measure's own
     args.seconds = args.seconds if args.seconds is not None else (0.5 if args.quick else 2.0)
     args.budget = args.budget if args.budget is not None else (60.0 if args.quick else 300.0)
     if args.threads:
@@ -235,8 +334,9 @@ def main(argv=None) -> int:
         for name, measure in report["measures"].items():
             print(f"{name}: {measure.get('mismatches', 'no')} mismatches")
             for row in measure["rows"]:
+                done = f"{row['calls']} calls" if "calls" in row else f"{row['plies']} plies after a turnover"
                 print(f"  batch {row['batch']:>9,}: {row[measure['rate']]:>14,.0f} {measure['unit']}"
-                      f"   ({row['calls']} calls, {row['seconds']:.1f} s)")
+                      f"   ({done}, {row['seconds']:.1f} s)")
             if measure["stopped"]:
                 print(f"  stopped: {measure['stopped']}")
     return 1 if any(m.get("mismatches") for m in report["measures"].values()) else 0

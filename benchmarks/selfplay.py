@@ -3,10 +3,12 @@
     python benchmarks/selfplay.py                     # 3 rounds of 20 s each side
     python benchmarks/selfplay.py --seconds 5 --rounds 1 --parallel 64 --threads 1 --json
     python benchmarks/selfplay.py --nets all=tesauro198+race     # one net on Tesauro's inputs only
+    python benchmarks/selfplay.py --backend torch --device cpu   # self-play in torch (gammon train --backend torch)
 
 Ours: :class:`training.train.Trainer` with the default :class:`~training.train.Config`
 (``--parallel`` games side by side; ``--threads`` overrides its torch thread count;
-``--nets`` its nets and their inputs, by default one per class with the knowledge features):
+``--nets`` its nets and their inputs, by default one per class with the knowledge features;
+``--backend`` and ``--device`` where self-play and the net run, as ``gammon train`` takes them):
 every ply moves all games and takes one TD step.
 All games start together, so finishes come in waves at first; the timing starts after
 a warm-up of at least ``--warmup-plies`` plies and ``--parallel`` finished games (one
@@ -158,14 +160,14 @@ def trainer_round(trainer, seconds: float) -> tuple[int, int, float]:
 
 
 def measure(seconds: float, rounds: int, parallel: int, threads: int, warmup_plies: int, seed: int,
-            nets: str) -> dict:
+            nets: str, backend: str = "numpy", device: str = "cpu") -> dict:
     from training.train import Config, Trainer
 
     try:
         import gnubg_nn
     except ImportError:
         gnubg_nn = None
-    config = Config(parallel=parallel, threads=threads, nets=nets)
+    config = Config(parallel=parallel, threads=threads, nets=nets, backend=backend, device=device)
     trainer = Trainer(config)
     plies, games, taken = warm_up(trainer, warmup_plies, parallel)
     report = {
@@ -208,13 +210,16 @@ def main(argv=None) -> int:
                         help=f"torch threads (default {defaults.threads}; 1 is far faster on a busy machine)")
     nets = default_nets(STANDARD)
     parser.add_argument("--nets", default=nets, help=f"the trainer's nets (default {nets})")
+    parser.add_argument("--backend", default="numpy", choices=("numpy", "torch"),
+                        help="self-play on the host (numpy, the default) or in torch on --device")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the net runs (default cpu)")
     parser.add_argument("--warmup-plies", type=int, default=50, help="least warm-up plies before timing (default 50)")
     parser.add_argument("--seed", type=int, default=1, help="dice seed of the gnubg games (default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     report = {"machine": f"{platform.machine()} {platform.processor() or ''}".strip(), "cpus": os.cpu_count(),
               **measure(args.seconds, args.rounds, args.parallel, args.threads, args.warmup_plies, args.seed,
-                        args.nets)}
+                        args.nets, args.backend, args.device)}
     if args.json:
         print(json.dumps(report))
         return 0
@@ -222,7 +227,8 @@ def main(argv=None) -> int:
     print(f"{args.rounds} interleaved rounds of {args.seconds:g} s; our warm-up {warm['plies']} plies, "
           f"{warm['games']} games, {warm['seconds']:.1f} s")
     rates = [r["games_per_s"] for r in report["ours"]]
-    print(f"ours  trainer ({args.nets}), parallel {args.parallel:>4}, {args.threads} thread(s)  : "
+    print(f"ours  trainer ({args.nets}, {args.backend} on {args.device}), parallel {args.parallel:>4}, "
+          f"{args.threads} thread(s)  : "
           f"{report['ours_games_per_s']:>9,.1f} games/s (median; {min(rates):,.1f}-{max(rates):,.1f})")
     if "gnubg" in report:
         rates = [r["games_per_s"] for r in report["gnubg"]]
