@@ -21,7 +21,12 @@ Measures, each one section of the report:
   engine.movegen, or whose result is not engine.game.result_points'). The batch here is
   the number of games side by side; each runs a warm-up of one turnover (as many games
   finished as it plays side by side, which spreads the games' ages), then plies until
-  ``--seconds`` have passed; games/s = games finished / seconds.
+  ``--seconds`` have passed; games/s = games finished / seconds;
+* ``rollout``: games/s of cubeless rollouts on the device (``training/device_rollout.py``,
+  the shipped net with the bear-off databases, as ``gammon rollout`` analyses) of the
+  opening position played to the end, 1,296 up to 331,776 games side by side (one rollout
+  each, timed whole), after rolling out workload positions truncated after the first turn
+  on the device and on the host (``mismatches``: positions whose probabilities differ).
 
 Each batch size of movegen and encoding runs one warm-up call, then calls until
 ``--seconds`` have passed. The run stops before a batch whose estimated time would overrun
@@ -31,7 +36,7 @@ runs out of memory anyway; ``stopped`` says why.
 
 The report: ``device`` (what ran), then ``measures``, one entry per measure, each with
 its ``unit``, the key of its headline ``rate`` in each row, ``rows`` (one per batch size)
-and ``stopped``; a later measure (rollouts) is one more function in :data:`MEASURES`.
+and ``stopped``; another measure is one more function in :data:`MEASURES`.
 """
 
 from __future__ import annotations
@@ -51,10 +56,14 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.movegen import DEFAULT_WORKLOAD, TorchBackend, check, load_workload  # noqa: E402
-from engine.board import flip  # noqa: E402
+from engine.board import flip, starting_board  # noqa: E402
 from engine.game import result_points  # noqa: E402
 from engine.movegen import generate as numpy_generate  # noqa: E402
+from engine.rollout import rollout as host_rollout  # noqa: E402
 from models.encoding import encoder as numpy_encoder  # noqa: E402
+from models.players import load_analyst  # noqa: E402
+from training.device_rollout import DeviceAnalyst  # noqa: E402
+from training.device_rollout import rollout as device_rollout  # noqa: E402
 from training.torch_encoding import encoder as torch_encoder  # noqa: E402
 from training.torch_movegen import generate  # noqa: E402
 from training.train import Config, Trainer  # noqa: E402
@@ -64,6 +73,9 @@ QUICK_BATCHES = [4096, 16384, 65536]
 SELFPLAY_BATCHES = [256, 2048, 16384, 65536, 262144]  # games side by side
 QUICK_SELFPLAY_BATCHES = [256, 1024]
 CHECKED_PLIES = 64  # plies of 256 games checked on the host before the self-play rows
+ROLLOUT_BATCHES = [1296, 5184, 20736, 82944, 331776]  # games side by side, multiples of 36
+QUICK_ROLLOUT_BATCHES = [1296, 5184]
+CHECKED_BOARDS = 32  # workload positions whose one-turn rollouts are checked against the host's
 ENCODED = ("contact-v1", "race-v1")  # the default nets' encodings
 # The CPU has no peak-memory counter: the generator's footprint per item, measured on the
 # shared workload (about 5.4 KB), with room to spare; a self-play game's (its afterstates
@@ -261,33 +273,32 @@ def selfplay_row(device: torch.device, parallel: int, seconds: float) -> dict:
     return row
 
 
-def selfplay_stop(previous: dict, parallel: int, deadline: float, device: torch.device) -> str | None:
-    """Why ``parallel`` games should not run, judged from the previous row scaled up; None to run them."""
-    scale = parallel / previous["batch"]
-    estimate = (previous["warmup_seconds"] + previous["seconds"]) * scale
+def games_stop(previous: dict, games: int, deadline: float, device: torch.device) -> str | None:
+    """Why ``games`` side by side should not run, judged from the previous row scaled up; None to run them."""
+    scale = games / previous["batch"]
+    estimate = (previous.get("warmup_seconds", 0) + previous["seconds"]) * scale
     if time.perf_counter() + estimate > deadline:
-        return f"batch {parallel}: about {estimate:.0f} s would overrun the budget"
-    need = previous.get("peak_memory_gib", 0) * 2**30 * scale or CPU_BYTES_PER_GAME * parallel
+        return f"batch {games}: about {estimate:.0f} s would overrun the budget"
+    need = previous.get("peak_memory_gib", 0) * 2**30 * scale or CPU_BYTES_PER_GAME * games
     free = free_bytes(device)
     if need > free:
-        return f"batch {parallel}: about {need / 2**30:.1f} GiB would not fit in the {free / 2**30:.1f} GiB free"
+        return f"batch {games}: about {need / 2**30:.1f} GiB would not fit in the {free / 2**30:.1f} GiB free"
     return None
 
 
-def selfplay(device: torch.device, args) -> dict:
-    """Self-play games/s with learning on the device at growing numbers of games side by side, after the check."""
-    deadline = time.perf_counter() + args.budget
-    report = {"unit": "games/s", "rate": "games_per_s", **check_selfplay(device, CHECKED_PLIES),
-              "rows": [], "stopped": None}
-    for parallel in args.batches or (QUICK_SELFPLAY_BATCHES if args.quick else SELFPLAY_BATCHES):
+def scan_games(row_of, batches: list[int], device: torch.device, deadline: float) -> dict:
+    """Rows of ``row_of(games)`` at growing numbers of games side by side, stopping as :func:`games_stop`
+    says or when the device runs out of memory."""
+    report = {"rows": [], "stopped": None}
+    for games in batches:
         if report["rows"]:
-            report["stopped"] = selfplay_stop(report["rows"][-1], parallel, deadline, device)
+            report["stopped"] = games_stop(report["rows"][-1], games, deadline, device)
             if report["stopped"]:
                 break
         try:
-            report["rows"].append(selfplay_row(device, parallel, args.seconds))
+            report["rows"].append(row_of(games))
         except (torch.OutOfMemoryError, MemoryError):
-            report["stopped"] = f"batch {parallel}: out of memory"
+            report["stopped"] = f"batch {games}: out of memory"
             break
         finally:
             if device.type == "cuda":
@@ -295,7 +306,53 @@ def selfplay(device: torch.device, args) -> dict:
     return report
 
 
-MEASURES = {"movegen": movegen, "encoding": encoding, "selfplay": selfplay}
+def selfplay(device: torch.device, args) -> dict:
+    """Self-play games/s with learning on the device at growing numbers of games side by side, after the check."""
+    deadline = time.perf_counter() + args.budget
+    report = {"unit": "games/s", "rate": "games_per_s", **check_selfplay(device, CHECKED_PLIES)}
+    batches = args.batches or (QUICK_SELFPLAY_BATCHES if args.quick else SELFPLAY_BATCHES)
+    return report | scan_games(lambda games: selfplay_row(device, games, args.seconds), batches, device, deadline)
+
+
+def check_rollouts(analyst: DeviceAnalyst, evaluator, boards: np.ndarray) -> dict:
+    """Rollouts truncated after the first turn (36 games: each first roll once, no dice drawn) of ``boards``
+    on the device and on the host (engine.rollout); a mismatch is a board whose probabilities differ."""
+    wrong = [i for i, board in enumerate(boards)
+             if not np.allclose(device_rollout(analyst, board, games=36, truncate=1).probs,
+                                host_rollout(evaluator, board, games=36, truncate=1).probs, atol=1e-5)]
+    return {"checked_boards": len(boards), "mismatches": len(wrong), "first_mismatches": wrong[:5]}
+
+
+def rollout_row(analyst: DeviceAnalyst, games: int, clock: Clock) -> dict:
+    """Games/s of one rollout of the opening position, ``games`` side by side, played to the end."""
+    device = analyst.device
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    start = clock.now()
+    result = device_rollout(analyst, starting_board(), games=games, seed=1, chunk=games)
+    elapsed = clock.now() - start
+    row = {"batch": games, "seconds": elapsed, "games_per_s": games / elapsed, "equity": result.equity,
+           "std_error": result.std_error}
+    if device.type == "cuda":
+        row["peak_memory_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
+    return row
+
+
+def rollout(device: torch.device, args) -> dict:
+    """Rollout games/s on the device (the shipped net with the bear-off databases) at growing numbers of
+    games side by side, after checking one-turn rollouts of workload positions against the host's."""
+    deadline = time.perf_counter() + args.budget
+    evaluator = load_analyst("default")
+    analyst = DeviceAnalyst.of(evaluator, device)
+    boards, _, _ = load_workload(args.workload)
+    report = {"unit": "games/s", "rate": "games_per_s", **check_rollouts(analyst, evaluator, boards[:CHECKED_BOARDS])}
+    clock = Clock(device)
+    device_rollout(analyst, starting_board(), games=36)  # warm-up
+    batches = args.batches or (QUICK_ROLLOUT_BATCHES if args.quick else ROLLOUT_BATCHES)
+    return report | scan_games(lambda games: rollout_row(analyst, games, clock), batches, device, deadline)
+
+
+MEASURES = {"movegen": movegen, "encoding": encoding, "selfplay": selfplay, "rollout": rollout}
 
 
 def main(argv=None) -> int:
@@ -334,7 +391,8 @@ def main(argv=None) -> int:
         for name, measure in report["measures"].items():
             print(f"{name}: {measure.get('mismatches', 'no')} mismatches")
             for row in measure["rows"]:
-                done = f"{row['calls']} calls" if "calls" in row else f"{row['plies']} plies after a turnover"
+                done = (f"{row['calls']} calls" if "calls" in row else f"{row['plies']} plies after a turnover"
+                        if "plies" in row else "one rollout")
                 print(f"  batch {row['batch']:>9,}: {row[measure['rate']]:>14,.0f} {measure['unit']}"
                       f"   ({done}, {row['seconds']:.1f} s)")
             if measure["stopped"]:

@@ -119,7 +119,8 @@ def afterstate_results(model: ClassNets, boards: torch.Tensor, variant: Variant)
 def best_in_groups(values: torch.Tensor, afterstates: TorchAfterstates) -> torch.Tensor:
     """engine.game.best_in_groups: flat index of each input's afterstate of largest value (the first on ties)."""
     n, parent = len(afterstates.offsets) - 1, afterstates.parent
-    best = torch.full((n,), -torch.inf, device=values.device).scatter_reduce(0, parent, values, reduce="amax")
+    best = torch.full((n,), -torch.inf, dtype=values.dtype, device=values.device)
+    best = best.scatter_reduce(0, parent, values, reduce="amax")
     index = torch.arange(len(values), device=values.device)
     candidates = torch.where(values == best[parent], index, len(values))
     return torch.full((n,), len(values), device=values.device).scatter_reduce(0, parent, candidates, reduce="amin")
