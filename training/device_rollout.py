@@ -116,6 +116,12 @@ def cumulative_probs(results: torch.Tensor) -> torch.Tensor:
     return torch.stack([w1 + w2 + w3, w2 + w3, w3, l2 + l3, l3], dim=1)
 
 
+def swap_sides(probs: torch.Tensor) -> torch.Tensor:
+    """engine.probability.swap_sides: the same (N, 5) probabilities seen by the other player."""
+    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = probs.unbind(1)
+    return torch.stack([1 - win, lose_gammon, lose_backgammon, win_gammon, win_backgammon], dim=1)
+
+
 def equity(probs: torch.Tensor) -> torch.Tensor:
     """engine.probability.cubeless_equity: money equity of (N, 5) probabilities for their owner."""
     return 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
@@ -191,9 +197,7 @@ def play_out(analyst: DeviceAnalyst, starts: torch.Tensor, first_dice: torch.Ten
     truncated = points == 0
     if len(going):
         estimate = analyst.probabilities(boards[going])  # the player on roll's; player 0's when it is on roll
-        swapped = estimate[:, [0, 3, 4, 1, 2]]
-        swapped[:, 0] = 1 - estimate[:, 0]
-        probs[going] = torch.where((on_roll[going] == 1)[:, None], swapped, estimate)
+        probs[going] = torch.where((on_roll[going] == 1)[:, None], swap_sides(estimate), estimate)
     return probs, truncated
 
 
