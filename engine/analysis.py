@@ -24,7 +24,7 @@ import numpy as np
 from .board import is_race, mover_counts, opponent_counts, pip_counts
 from .cube import Cube, CubeDecision, verdict
 from .errors import GammonError
-from .evaluator import ProbabilityEvaluator
+from .evaluator import ProbabilityEvaluator, rolls_again
 from .game import best_in_groups, result_points
 from .movegen import generate
 from .probability import afterstate_probs, cubeless_equity, swap_sides
@@ -45,15 +45,20 @@ def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
     n = len(boards)
     afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
                            variant=evaluator.variant)
-    static = searched_afterstates(evaluator, afterstates.boards, 0)
+    again = rolls_again(afterstates)
+    static = searched_afterstates(evaluator, afterstates.boards, 0, again)
     best = best_in_groups(cubeless_equity(static), afterstates.offsets)
-    chosen = static[best] if plies == 1 else searched_afterstates(evaluator, afterstates.boards[best], plies - 1)
+    chosen = (static[best] if plies == 1
+              else searched_afterstates(evaluator, afterstates.boards[best], plies - 1, again[best]))
     return (chosen.reshape(n, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
 
 
-def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
-    """(M, 5) probabilities for the side that just moved, each afterstate searched ``plies`` deep."""
-    return afterstate_probs(lambda on_roll: position_probs(evaluator, on_roll, plies), boards, evaluator.variant)
+def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int,
+                         extra_roll: np.ndarray | None = None) -> np.ndarray:
+    """(M, 5) probabilities for the side that just moved, each afterstate searched ``plies`` deep
+    (from the opponent on roll, or from the mover where ``extra_roll`` says he rolls again)."""
+    return afterstate_probs(lambda on_roll: position_probs(evaluator, on_roll, plies), boards, evaluator.variant,
+                            extra_roll)
 
 
 # -- cube ---------------------------------------------------------------------------------
@@ -63,7 +68,8 @@ def cube_efficiency(boards: np.ndarray) -> np.ndarray:
     """Janowski's x for each position (player on roll), with gnubg's defaults: 0.68 in contact;
     0.6 when both sides are bearing off; in other races 0.55 + 0.00125 * pip count of the
     player on roll, kept within 0.6..0.7."""
-    b = np.asarray(boards).reshape(-1, 26)
+    b = np.asarray(boards)
+    b = b.reshape(-1, b.shape[-1])  # 26 cells, or 28 with the checkers still to enter
     pips = pip_counts(b)[:, 0].astype(np.float64)
     bearing_off = (mover_counts(b)[:, 6:].sum(1) == 0) & (opponent_counts(b)[:, 6:].sum(1) == 0)
     race = np.where(bearing_off, 0.6, np.clip(0.55 + 0.00125 * pips, 0.6, 0.7))
@@ -102,6 +108,17 @@ def cubeful_equity(probs: np.ndarray, cube: Cube, x: np.ndarray | float) -> np.n
     if cube.jacoby and cube.owner == "centered":
         dead = 2.0 * p[..., 0] - 1.0  # gammons count single on a centered cube
     return cube.value * ((1.0 - x) * dead + x * _live_cube_equity(p, cube.owner, cube.jacoby))
+
+
+def cubeful_on_roll(probs: np.ndarray, boards: np.ndarray, cube: Cube) -> np.ndarray:
+    """Cubeful equity per unit of the cube (EMG in a match) of the player on roll in ``boards``, the cube
+    left where it is."""
+    x = cube_efficiency(boards)
+    if cube.money:
+        return cubeful_equity(probs, cube, x) / cube.value
+    from .match import cubeful_mwc, to_emg  # match builds on this module
+
+    return to_emg(cubeful_mwc(probs, cube, x), cube)
 
 
 def money_cube_equities(probs: np.ndarray, owner_me: np.ndarray, x, jacoby: bool = False):
@@ -146,11 +163,12 @@ def ply_policy(evaluator: ProbabilityEvaluator, plies: int):
     """A move policy (see engine.game) choosing by cubeless equity at ``plies``, batched over games."""
 
     def choose(afterstates) -> np.ndarray:
-        equity = cubeless_equity(searched_afterstates(evaluator, afterstates.boards, 0))
+        again = rolls_again(afterstates)
+        equity = cubeless_equity(searched_afterstates(evaluator, afterstates.boards, 0, again))
         if plies > 0:
             keep = filter_leaders(equity, afterstates.offsets)
             deep = np.full(len(equity), -np.inf)
-            deep[keep] = cubeless_equity(searched_afterstates(evaluator, afterstates.boards[keep], plies))
+            deep[keep] = cubeless_equity(searched_afterstates(evaluator, afterstates.boards[keep], plies, again[keep]))
             equity = deep
         return best_in_groups(equity, afterstates.offsets)
 
@@ -163,8 +181,9 @@ class RankedMove:
     steps: np.ndarray
     probs: np.ndarray  # (5,) for the mover
     equity: float  # cubeless
-    cubeful: float  # money, per unit cube, opponent on roll after the move
+    cubeful: float  # money, per unit cube, opponent on roll after the move (the mover, if he rolls again)
     plies: int  # depth this move was evaluated at
+    rolls_again: bool = False  # a wild roll's play: the mover rolls again (Acey-Deucey's 1-2)
 
 
 def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0,
@@ -180,19 +199,20 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     afterstate, e.g. the move a player chose) is searched deep whatever the filter says.
     """
     afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None], variant=evaluator.variant)
-    probs = searched_afterstates(evaluator, afterstates.boards, 0)
+    again = rolls_again(afterstates)
+    probs = searched_afterstates(evaluator, afterstates.boards, 0, again)
     depth = np.zeros(len(probs), dtype=int)
     if plies > 0:
         keep = filter_leaders(cubeless_equity(probs), afterstates.offsets)
         if also is not None:
             keep = np.union1d(keep, np.flatnonzero((afterstates.boards == np.asarray(also)).all(axis=1)))
-        probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies)
+        probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies, again[keep])
         depth[keep] = plies
     equity = cubeless_equity(probs)
+    won = result_points(afterstates.boards, evaluator.variant.checkers, evaluator.variant.backgammons)
     if cube.money:
         x = cube_efficiency(evaluator.variant.geometry.flip(afterstates.boards))
         cubeful = -cubeful_equity(swap_sides(probs), cube.swapped(), x) / cube.value
-        won = result_points(afterstates.boards, evaluator.variant.checkers, evaluator.variant.backgammons)
         if cube.jacoby and cube.owner == "centered":
             won = np.minimum(won, 1)  # gammons count single on a centered cube
         cubeful = np.where(won > 0, won, cubeful)
@@ -200,9 +220,12 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         from .match import match_play_values  # match builds on this module
 
         cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.variant)
+    rolling = again & (won == 0)
+    if rolling.any():  # the mover rolls again: still his turn, his cube as it stands
+        cubeful[rolling] = cubeful_on_roll(probs[rolling], afterstates.boards[rolling], cube)
     order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
     return [
         RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),
-                   int(depth[k]))
+                   int(depth[k]), bool(again[k]))
         for k in order
     ]

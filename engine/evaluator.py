@@ -17,6 +17,13 @@ and ``variant``, the :class:`engine.variants.Variant` of the game it evaluates: 
 checkers a side (15; 3 in hypergammon), how the board turns round to the other side, and
 its scoring. Finished positions (the mover has borne off every checker) are scored
 exactly with it (:mod:`engine.probability`) and never reach an evaluator.
+
+``score_afterstates`` values every afterstate as the turn passing to the opponent. After a
+wild roll (Acey-Deucey's 1-2, ``Afterstates.extra_roll``) the mover rolls again instead:
+:func:`afterstate_scores`, the one way players score a generator's afterstates, then values
+them as his own position on roll when the evaluator estimates probabilities. A scorer
+without probabilities (pubeval, the heuristic, random) judges the board as it stands, from
+the mover's side either way.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ from typing import Protocol
 
 import numpy as np
 
-from .game import Policy, greedy_policy
+from .game import Policy, best_in_groups
+from .movegen import Afterstates
 from .probability import afterstate_probs, cubeless_equity
 from .variants import Variant
 
@@ -42,11 +50,31 @@ class ProbabilityEvaluator(Evaluator, Protocol):
     def probabilities(self, boards: np.ndarray) -> np.ndarray: ...
 
 
-def afterstate_equity(evaluator: ProbabilityEvaluator, boards: np.ndarray) -> np.ndarray:
-    """The mover's cubeless equity of each afterstate (a finished game exactly: +1, +2 or +3)."""
-    return cubeless_equity(afterstate_probs(evaluator.probabilities, boards, evaluator.variant))
+def afterstate_equity(evaluator: ProbabilityEvaluator, boards: np.ndarray,
+                      extra_roll: np.ndarray | None = None) -> np.ndarray:
+    """The mover's cubeless equity of each afterstate (a finished game exactly: +1, +2 or +3); where
+    ``extra_roll`` ((M,) bool) marks it, the mover rolls again and is on roll in it."""
+    return cubeless_equity(afterstate_probs(evaluator.probabilities, boards, evaluator.variant, extra_roll))
+
+
+def rolls_again(afterstates: Afterstates) -> np.ndarray:
+    """(M,) bool: the mover of each afterstate rolls again (a wild roll's play, ``Afterstates.extra_roll``)."""
+    return afterstates.extra_roll[afterstates.parent]
+
+
+def afterstate_scores(evaluator: Evaluator, afterstates: Afterstates) -> np.ndarray:
+    """(M,) scores of every afterstate for its mover: ``score_afterstates``, except that after a wild
+    roll a probability evaluator values the position with the mover on roll again."""
+    again = rolls_again(afterstates)
+    if again.any() and hasattr(evaluator, "probabilities"):
+        return afterstate_equity(evaluator, afterstates.boards, again)
+    return np.asarray(evaluator.score_afterstates(afterstates.boards), dtype=np.float64)
 
 
 def evaluator_policy(evaluator: Evaluator) -> Policy:
     """0-ply play: the afterstate with the best score for the mover (first one on ties)."""
-    return greedy_policy(evaluator.score_afterstates)
+
+    def choose(afterstates: Afterstates) -> np.ndarray:
+        return best_in_groups(afterstate_scores(evaluator, afterstates), afterstates.offsets)
+
+    return choose

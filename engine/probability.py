@@ -68,18 +68,24 @@ def outcome_probs(points: np.ndarray) -> np.ndarray:
 
 
 def afterstate_probs(evaluate_on_roll: Callable[[np.ndarray], np.ndarray], boards: np.ndarray,
-                     variant: Variant) -> np.ndarray:
-    """(M, 5) probabilities for the side that just moved, from ``evaluate_on_roll`` of the other side.
+                     variant: Variant, extra_roll: np.ndarray | None = None) -> np.ndarray:
+    """(M, 5) probabilities for the side that just moved, from ``evaluate_on_roll`` of the side on roll.
 
     A finished game (the mover has borne off its last checker) is its exact result by
-    ``variant``'s rules (its checkers a side, whether backgammons count); every other
-    afterstate is turned round to the opponent on roll (the variant's geometry),
+    ``variant``'s rules (its checkers a side, whether backgammons count). An afterstate
+    after which the mover rolls again (``extra_roll``, (M,) bool: Acey-Deucey's 1-2, see
+    ``Afterstates.extra_roll``) is his own position on roll, evaluated as it stands. Every
+    other afterstate is turned round to the opponent on roll (the variant's geometry),
     evaluated there and swapped back.
     """
     boards = np.asarray(boards)
     won = result_points(boards, variant.checkers, variant.backgammons)
     out = outcome_probs(won)
     going = won == 0
-    if going.any():
-        out[going] = swap_sides(evaluate_on_roll(variant.geometry.flip(boards[going])))
+    again = going & extra_roll if extra_roll is not None else np.zeros_like(going)
+    passed = going & ~again
+    if passed.any():
+        out[passed] = swap_sides(evaluate_on_roll(variant.geometry.flip(boards[passed])))
+    if again.any():
+        out[again] = evaluate_on_roll(boards[again])
     return out

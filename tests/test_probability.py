@@ -15,6 +15,7 @@ from engine.probability import (
     swap_results,
     swap_sides,
 )
+from engine.variants import HYPERGAMMON, STANDARD
 
 results = st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6).filter(lambda r: sum(r) > 1e-3).map(
     lambda r: np.array(r) / sum(r))
@@ -46,7 +47,8 @@ def test_afterstate_probs_scores_finished_games_by_the_checker_count_and_swaps_t
         return np.tile([0.6, 0.2, 0.0, 0.1, 0.0], (len(boards), 1))
 
     boards = np.stack([finished, starting_board()])
-    assert afterstate_probs(evaluate_on_roll, boards, 3)[0].tolist() == [1, 1, 0, 0, 0]  # hypergammon: a gammon
-    assert afterstate_probs(evaluate_on_roll, boards, 15)[0].tolist() == [1, 0, 0, 0, 0]  # 12 off: a single
-    assert afterstate_probs(evaluate_on_roll, boards, 15)[1].tolist() == swap_sides([0.6, 0.2, 0.0, 0.1, 0.0]).tolist()
+    assert afterstate_probs(evaluate_on_roll, boards, HYPERGAMMON)[0].tolist() == [1, 1, 0, 0, 0]  # a gammon
+    assert afterstate_probs(evaluate_on_roll, boards, STANDARD)[0].tolist() == [1, 0, 0, 0, 0]  # 12 off: a single
+    on_roll = [0.6, 0.2, 0.0, 0.1, 0.0]
+    assert afterstate_probs(evaluate_on_roll, boards, STANDARD)[1].tolist() == swap_sides(on_roll).tolist()
     assert all(len(b) == 1 for b in asked)  # the finished game never reached the evaluator

@@ -50,6 +50,7 @@ from engine.analysis import position_probs
 from engine.bearoff import WithBearoff
 from engine.board import CLASS_NAMES, flip, position_class
 from engine.errors import GammonError
+from engine.evaluator import afterstate_scores
 from engine.files import atomic_write
 from engine.game import play_games, random_policy, ranked_in_groups, result_points
 from engine.probability import exclusive_results
@@ -137,7 +138,7 @@ def collect_batch(how: Collecting, teacher, batch: GameBatch) -> np.ndarray:
             seen.setdefault(board.tobytes(), board)
 
     def collecting(afterstates) -> np.ndarray:
-        values = np.asarray(evaluator.score_afterstates(afterstates.boards), dtype=np.float64)
+        values = afterstate_scores(evaluator, afterstates)
         ranked = ranked_in_groups(values, afterstates.offsets)
         choice = ranked[afterstates.offsets[:-1]]
         random_move = rng.random(len(choice)) < how.explore
