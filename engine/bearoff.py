@@ -416,7 +416,8 @@ def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Datab
     be in the winner's home board or on the bar.
     """
     one, two = databases if databases is not None else default_databases()
-    b = np.asarray(boards).reshape(-1, BOARD_SIZE)
+    b = np.asarray(boards)
+    b = b.reshape(-1, b.shape[-1])  # 26 cells, or 28: checkers still to enter count as on the bar (no bear-off)
     mine, theirs = mover_counts(b), opponent_counts(b, geometry)
     my_left, their_left = mine.sum(axis=1), theirs.sum(axis=1)
     applies = (

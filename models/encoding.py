@@ -22,23 +22,40 @@ contact, bar entry, home points, back checkers): 232 inputs.
 
 Both start with the ``tesauro198+race`` columns (``extends``), so a net trained on that
 encoding can seed one of them: its weights carry over and the new inputs start at zero.
+
+``tesauro198+enter`` (Acey-Deucey's boards of 28 cells, :mod:`engine.variants`):
+``tesauro198`` of the points, the bars (hit checkers only) and the checkers truly borne off,
+then per side the checkers still to enter / 15 and whether any are left (while one is,
+its owner cannot bear off): 202 inputs. A board of 26 cells has none to enter, so the
+first 198 columns are ``tesauro198``'s (``extends``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.board import MAX_CHECKERS, back_checkers, flip, is_race, mover_counts, opponent_counts, pip_counts
+from engine.board import (
+    BOARD_SIZE,
+    MAX_CHECKERS,
+    back_checkers,
+    flip,
+    is_race,
+    mover_counts,
+    opponent_counts,
+    pip_counts,
+)
 from engine.errors import GammonError
+from engine.variants import MOVER_UNENTERED
 
 from .features import contact_features, race_features
 
+# Tesauro's four units of a point holding n = 0..MAX_CHECKERS checkers: n >= 1, n >= 2, n >= 3, (n - 3) / 2 for n > 3.
+_UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(MAX_CHECKERS + 1)], dtype=np.float32)
+
 
 def _point_units(counts: np.ndarray) -> np.ndarray:
-    """(N, 24) checker counts -> (N, 96) Tesauro units, four per point."""
-    n = counts.astype(np.float32)
-    units = np.stack([n >= 1, n >= 2, n >= 3, np.maximum(n - 3, 0) / 2], axis=-1)
-    return units.astype(np.float32).reshape(len(counts), 96)
+    """(N, 24) checker counts -> (N, 96) Tesauro units, four per point (looked up: the encoding's hot loop)."""
+    return _UNITS[counts].reshape(len(counts), 96)
 
 
 def tesauro198(boards: np.ndarray) -> np.ndarray:
@@ -56,6 +73,17 @@ def tesauro198(boards: np.ndarray) -> np.ndarray:
         axis=1,
     ).astype(np.float32)
     return np.concatenate([_point_units(mine[:, :24]), _point_units(theirs[:, :24]), rest], axis=1)
+
+
+OFF_UNITS = slice(194, 196)  # tesauro198's borne-off units, the mover's then the opponent's
+
+
+def tesauro198_enter(boards: np.ndarray) -> np.ndarray:
+    b = np.asarray(boards)
+    to_enter = (b[:, MOVER_UNENTERED:] if b.shape[1] > BOARD_SIZE else np.zeros((len(b), 2))).astype(np.float32)
+    units = tesauro198(b[:, :BOARD_SIZE])
+    units[:, OFF_UNITS] -= to_enter / 15  # the 26 cells alone count the checkers still to enter as borne off
+    return np.concatenate([units, to_enter / 15, to_enter > 0], axis=1, dtype=np.float32)
 
 
 def _race_units(boards: np.ndarray) -> np.ndarray:
@@ -91,9 +119,12 @@ ENCODINGS = {
     "tesauro198+race": (tesauro198_race, 204),
     "contact-v1": (contact_v1, 232),
     "race-v1": (race_v1, 210),
+    "tesauro198+enter": (tesauro198_enter, 202),
 }
+ENTERING_ENCODING = "tesauro198+enter"  # the one that reads Acey-Deucey's checkers still to enter
 # Encodings whose first columns are another encoding's, in the same order.
-EXTENDS = {"tesauro198+race": "tesauro198", "contact-v1": "tesauro198+race", "race-v1": "tesauro198+race"}
+EXTENDS = {"tesauro198+race": "tesauro198", "contact-v1": "tesauro198+race", "race-v1": "tesauro198+race",
+           "tesauro198+enter": "tesauro198"}
 
 
 def extends(encoding: str, base: str) -> bool:

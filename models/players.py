@@ -6,7 +6,7 @@ from pathlib import Path
 
 from engine.board import VARIANTS as BOARD_VARIANTS
 from engine.errors import GammonError
-from engine.variants import MIRRORED, Variant, variant_named
+from engine.variants import Variant, variant_named
 
 MODELS = Path(__file__).resolve().parent
 DEFAULT_MODEL = MODELS / "default.pt"
@@ -35,7 +35,7 @@ def load_player(spec: str, seed: int = 0, variant: str | Variant = "standard"):
     if spec == "pubeval":
         from .pubeval import PubevalEvaluator
 
-        if variant.geometry is not MIRRORED:
+        if variant.name not in BOARD_VARIANTS:
             raise GammonError(f"pubeval plays on backgammon's board only, not {variant.name}")
         return PubevalEvaluator()
     if spec == "random":

@@ -47,7 +47,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import MAX_CHECKERS, is_race, mover_counts
+from engine.board import BOARD_SIZE, MAX_CHECKERS, is_race, mover_counts
+from engine.errors import GammonError
 
 # Tesauro's race weights, five per point (blocks for points 24..1), then bar and off.
 WR = np.array([
@@ -112,9 +113,18 @@ N_INPUTS = 122
 WIN_SCORE = 99999999.0
 
 
+def _backgammon_boards(boards: np.ndarray) -> np.ndarray:
+    """``boards`` as (M, 26) int64; GammonError for boards of another size (Acey-Deucey's 28 cells hold
+    checkers still to enter, which pubeval never saw)."""
+    b = np.asarray(boards, dtype=np.int64)
+    if b.shape[-1] != BOARD_SIZE:
+        raise GammonError(f"pubeval reads backgammon's boards of {BOARD_SIZE} cells; got {b.shape[-1]}")
+    return b.reshape(-1, BOARD_SIZE)
+
+
 def pubeval_inputs(boards: np.ndarray) -> np.ndarray:
     """(M, 122) float64 inputs of Tesauro's ``setx`` (see the module docstring)."""
-    b = np.asarray(boards, dtype=np.int64).reshape(-1, 26)
+    b = _backgammon_boards(boards)
     n = b[:, 24:0:-1]  # block k holds point 24 - k
     x = np.zeros((len(b), N_INPUTS))
     blocks = x[:, :120].reshape(len(b), 24, 5)  # a view: writes land in x
@@ -133,7 +143,7 @@ def pubeval_scores(boards: np.ndarray) -> np.ndarray:
 
     A board where the mover has no checker left scores ``WIN_SCORE``, as in pubeval.c.
     """
-    b = np.asarray(boards, dtype=np.int64).reshape(-1, 26)
+    b = _backgammon_boards(boards)
     x = pubeval_inputs(b)
     weights = np.where(is_race(b)[:, None], WR, WC)
     # A row-wise sum, not a matrix product: each score then does not depend on the batch.

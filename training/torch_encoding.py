@@ -262,6 +262,17 @@ def tesauro198(boards: torch.Tensor) -> torch.Tensor:
     return torch.cat([_point_units(mine[:, :24]), _point_units(theirs[:, :24]), rest], dim=1)
 
 
+def tesauro198_enter(boards: torch.Tensor) -> torch.Tensor:
+    """models.encoding.tesauro198_enter: tesauro198 of the 26 cells, the borne-off units without the checkers
+    still to enter (cells 26 and 27 of Acey-Deucey's boards, none on a board of 26), then those checkers / 15
+    and whether any are left."""
+    to_enter = (boards[:, 26:28].to(torch.float32) if boards.shape[1] > 26
+                else torch.zeros((len(boards), 2), device=boards.device))
+    units = tesauro198(boards[:, :26])
+    units[:, 194:196] -= to_enter / 15
+    return torch.cat([units, to_enter / 15, (to_enter > 0).to(torch.float32)], dim=1)
+
+
 def _back_checkers(mine: torch.Tensor, theirs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """engine.board.back_checkers: each side's rearmost occupied point in its own numbering (bar 25, 0 none)."""
     spots = torch.arange(1, 26, device=mine.device)
@@ -299,6 +310,7 @@ ENCODINGS = {
     "tesauro198+race": (tesauro198_race, 204),
     "contact-v1": (contact_v1, 232),
     "race-v1": (race_v1, 210),
+    "tesauro198+enter": (tesauro198_enter, 202),
 }
 
 

@@ -36,11 +36,12 @@ import torch
 from tqdm import tqdm
 
 from engine.errors import GammonError
-from engine.evaluator import evaluator_policy
+from engine.evaluator import evaluator_policy, rolls_again
 from engine.files import atomic_write
 from engine.game import Rules, best_in_groups, duplicate_duel, play
 from engine.probability import RESULT_POINTS, afterstate_probs, exclusive_results
 from engine.variants import ROTATED, Variant, variant_named
+from models.encoding import ENTERING_ENCODING
 from models.network import (
     NetEvaluator,
     WeightsError,
@@ -91,11 +92,18 @@ class Config:
         if variant_named(self.variant).geometry is ROTATED and self.nets and self.nets.split("=")[0] != "all":
             raise GammonError(f"{self.variant} has no contact or race positions as backgammon does: give one net, "
                               "--nets all=ENCODING")
+        encodings = {spec.partition("=")[2].strip() for spec in self.nets.split(",")} if self.nets else set()
+        if variant_named(self.variant).off_board and encodings - {ENTERING_ENCODING}:
+            raise GammonError(f"{self.variant} boards hold checkers still to enter, which only {ENTERING_ENCODING} "
+                              f"reads: give --nets all={ENTERING_ENCODING}")
 
 
 def default_nets(variant: Variant) -> str:
     """The nets a variant trains by default: backgammon's boards one per position class with the knowledge
-    inputs; the same-direction games, whose classes and features are backgammon's, one net on Tesauro's inputs."""
+    inputs. The classes and features are backgammon's, so the others train one net: the same-direction
+    games on Tesauro's inputs, Acey-Deucey (checkers off the board) on Tesauro's and those still to enter."""
+    if variant.off_board:
+        return f"all={ENTERING_ENCODING}"
     return "all=tesauro198" if variant.geometry is ROTATED else "contact=contact-v1,race=race-v1"
 
 
@@ -160,7 +168,7 @@ class Trainer:
         if self.on_device:  # the same choice in torch (training/device_selfplay.py)
             choice, self.targets = greedy_choice(self.model, afterstates, self.variant)
             return choice
-        results = self.result_distribution(afterstates.boards)  # mover's view, (M, 6)
+        results = self.result_distribution(afterstates.boards, rolls_again(afterstates))  # mover's view, (M, 6)
         choice = best_in_groups(results @ RESULT_POINTS, afterstates.offsets)
         self.targets = torch.from_numpy(results[choice]).to(self.device)
         return choice
@@ -182,15 +190,16 @@ class Trainer:
         return float(np.mean(torch.stack(self.losses).cpu().double().numpy())) if self.losses else None
 
     @torch.no_grad()
-    def result_distribution(self, afterstates: np.ndarray) -> np.ndarray:
+    def result_distribution(self, afterstates: np.ndarray, extra_roll: np.ndarray | None = None) -> np.ndarray:
         """Distribution over the six results for the side that just moved, (M, 6) float32.
 
-        Finished games are their actual result; the rest is the net's view of the
-        opponent, now on roll, with the sides swapped.
+        Finished games are their actual result; where the mover rolls again (``extra_roll``,
+        Acey-Deucey's 1-2) the net's view of his own position on roll; the rest is the net's
+        view of the opponent, now on roll, with the sides swapped.
         """
         self.model.eval()
         evaluator = NetEvaluator(self.model, variant=self.variant)
-        probs = afterstate_probs(evaluator.probabilities, afterstates, self.variant)
+        probs = afterstate_probs(evaluator.probabilities, afterstates, self.variant, extra_roll)
         return exclusive_results(probs).astype(np.float32)
 
     # -- evaluation, checkpoints --------------------------------------------------------
