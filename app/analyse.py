@@ -53,9 +53,11 @@ def cmd_show(args) -> int:
 
 
 def moves_report(board, dice, variant: str | Variant = "standard") -> dict:
-    """Every legal play of ``dice`` in ``variant``, with the Position ID it leaves for the opponent."""
+    """Every legal play of ``dice`` in ``variant``, with the Position ID of the next roll: the opponent's,
+    or the mover's own when he rolls again (a wild roll's play)."""
     variant = variant_named(variant)
-    rows = [{"move": p.notation, "result_id": position_id(variant.geometry.flip(p.board), variant)}
+    rows = [{"move": p.notation,
+             "result_id": position_id(p.board if p.rolls_again else variant.geometry.flip(p.board), variant)}
             for p in legal_plays(board, dice, variant)]
     return {"dice": list(dice), "moves": rows}
 

@@ -89,7 +89,8 @@ def position_in_variant(text: str, variant: str | Variant = "standard"):
     """A pasted position of ``variant`` (board and match state, see parse_position), refused in one line
     (BoardError) when a side has more checkers than ``variant`` has."""
     board, state = parse_position(text, variant)
-    validate(board, variant_named(variant).checkers)
+    variant = variant_named(variant)
+    validate(board, variant.checkers, variant.board_size)
     return board, state
 
 

@@ -12,12 +12,13 @@ import time
 
 from tqdm import tqdm
 
+from engine.board import VARIANTS as BOARD_VARIANTS
 from engine.cubeful import EvaluatorPlayer, duplicate_series
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import Rules, duplicate_duel, play_games
 from engine.matchlog import Recorder, check_match_path, save_match
-from engine.variants import MIRRORED, variant_named
+from engine.variants import variant_named
 
 from .arguments import at_least, between, check_record_variant, draw, is_loopback, model_option, variant_option
 from .external import Bot, ExternalPlayerServer
@@ -32,11 +33,12 @@ def _policy(name: str, seed: int, variant: str):
 
 def demo_players(variant: str, x: str | None, o: str | None) -> tuple[str, str]:
     """The demo's two players: those given, else the variant's shipped net (its heuristic while no net is
-    shipped) against pubeval on backgammon's board, or against the variant's heuristic elsewhere."""
+    shipped) against pubeval on backgammon's board, or against the variant's heuristic elsewhere (the
+    same-direction games, Acey-Deucey's checkers off the board)."""
     from models.players import shipped_model
 
     default_x = "default" if shipped_model(variant) else "heuristic"
-    default_o = "pubeval" if variant_named(variant).geometry is MIRRORED else "heuristic"
+    default_o = "pubeval" if variant in BOARD_VARIANTS else "heuristic"
     return x or default_x, o or default_o
 
 
@@ -162,7 +164,8 @@ def register(sub) -> None:
     demo = sub.add_parser("demo", help="watch a bot-vs-bot game drawn in the terminal")
     demo.add_argument("--x", help="player X: default (the variant's shipped net), a weights file, pubeval, "
                       "heuristic, random, gnubg (default: default, or heuristic while no net is shipped)")
-    demo.add_argument("--o", help="player O, as for --x (default: pubeval; in Fevga and Moultezim heuristic)")
+    demo.add_argument("--o", help="player O, as for --x (default: pubeval; in Fevga, Moultezim and Acey-Deucey "
+                      "heuristic)")
     variant_option(demo, "the variant played")
     demo.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
     demo.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")

@@ -7,7 +7,9 @@ empty line), ``double``, ``hint`` (cube advice), ``pip``, ``resign [single|gammo
 (``24/18 13/11``, ``bar/22``, ``6/off``, ``8/5(2)``), or ``hint``, ``pip``, ``board``,
 ``resign``, ``save FILE``, ``quit``; an illegal move is refused with the reason. When the
 bot doubles the prompt is ``take or pass>``. Every prompt ends with ``> `` and is
-flushed, so a program can drive the game line by line.
+flushed, so a program can drive the game line by line. In Acey-Deucey a 1-2 is typed with
+the double the person names (``13/11 6/5 then 4-4: 24/20(2) 13/9(2)``, engine/notation.py),
+and the ``move>`` prompt of the extra roll follows at once (no cube in between).
 
 The games are :func:`engine.game.play`, the one game loop: the person is player 0, a
 player whose decisions are prompts, the bot is player 1, and the loop's events are what
@@ -129,6 +131,9 @@ class Person:
             return
         self.show(board)
         self.write(f"You roll {roll[0]}-{roll[1]}.")
+        if plays[0].rolls_again:
+            self.write(f"Play the {roll[0]}-{roll[1]}, then any double you name, e.g. "
+                       "'13/11 6/5 then 4-4: 24/20(2) 13/9(2)'; then you roll again.")
         self.chosen = self.read_move()
 
     def policy(self, afterstates) -> np.ndarray:
@@ -176,7 +181,7 @@ class Person:
         if lowered == "hint":
             ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube)
             for i, m in enumerate(ranked[:5], 1):
-                self.write(f"  {i}. {format_move(board, m.steps):<24} equity {m.cubeful:+.3f}")
+                self.write(f"  {i}. {format_move(board, m.steps, m.rolls_again):<24} equity {m.cubeful:+.3f}")
         elif lowered == "board":
             self.show(board)
         elif not self.common(command, board):

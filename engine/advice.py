@@ -16,8 +16,11 @@ def hint_rows(net, board, state, dice, plies: int) -> list[dict]:
     """Every legal play, best first, as plain data (move, result_id, equities, plies, probs)."""
     moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state))
     best = moves[0].cubeful
-    variant = net.variant  # the result's Position ID is the opponent's view, in the variant's own numbering
-    return [{"move": format_move(board, m.steps), "result_id": position_id(variant.geometry.flip(m.board), variant),
+    variant = net.variant
+    # The result's Position ID is the next roll's, in the variant's own numbering: the opponent's view, or
+    # the mover's own when he rolls again (a wild roll's play).
+    return [{"move": format_move(board, m.steps, m.rolls_again),
+             "result_id": position_id(m.board if m.rolls_again else variant.geometry.flip(m.board), variant),
              "equity": m.cubeful,
              "cubeless": m.equity, "diff": m.cubeful - best, "plies": m.plies, "probs": m.probs.tolist()}
             for m in moves]

@@ -381,7 +381,8 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
                 players[side].learn(before, after)
             if records is not None or watch is not None:
                 for g, k, r, m in zip(mine, choice, roll, movers):
-                    move, rolled = format_move(boards[g], afterstates.steps[k]), (int(r[0]), int(r[1]))
+                    wild = afterstates.extra_roll[afterstates.parent[k]]  # written in its two parts
+                    move, rolled = format_move(boards[g], afterstates.steps[k], wild), (int(r[0]), int(r[1]))
                     if records is not None:
                         records[g].turns.append((int(m), rolled, boards[g].copy(), move))
                     if watch is not None:

@@ -13,6 +13,16 @@ plays of the roll, so a typed move is either one legal play or a clear error.
 Every variant is written the same way, in the mover's own numbering (24 down to 1). In
 Fevga and Moultezim nothing is ever hit and nobody is on the bar, so their moves carry no
 ``*`` and no ``bar``: the variant's legal plays decide, not the notation.
+
+Acey-Deucey adds two things. A checker entering from off the board (never entered yet) is
+written from ``off``: ``off/22``, while ``bar/22`` stays a hit checker re-entering (a
+checker can never move from the borne-off tray, so the source says which). A 1-2 turn,
+the 1-2 and then the double the player chose (``Afterstates.extra_roll``), is written in
+its two parts: ``13/11 6/5 then 4-4: 24/20(2) 13/9(2)``; ``no move`` stands for a part
+that moves nothing, and ``then no double`` for a double that moved nothing (a turn that
+moves nothing at all is the empty string, as in every variant). Typed moves may
+use the same words (``then``, ``4-4:``, ``no move`` and ``no double`` only separate the
+parts) or list every step of the turn in any order.
 """
 
 from __future__ import annotations
@@ -22,10 +32,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import BOARD_SIZE, MOVER_BAR, BoardError, validate
+from .board import BOARD_SIZE, MOVER_BAR, OPP_BAR, BoardError, validate
 from .errors import GammonError
-from .movegen import generate
-from .variants import Variant, variant_named
+from .movegen import WILD_STEPS, generate
+from .variants import MOVER_UNENTERED, Variant, variant_named
+
+OFF_BOARD = MOVER_UNENTERED  # a step's source for a checker entering from off the board, in this module
 
 
 class MoveError(GammonError):
@@ -33,17 +45,24 @@ class MoveError(GammonError):
 
 
 def _point_name(point: int) -> str:
-    return "bar" if point == MOVER_BAR else "off" if point == 0 else str(point)
+    return "bar" if point == MOVER_BAR else "off" if point in (0, OFF_BOARD) else str(point)
 
 
-def format_move(board, steps) -> str:
+def format_move(board, steps, wild: bool = False) -> str:
     """gnubg notation of a play: ``steps`` are (from, to) pairs, to = 0 for off; (-1, -1) pairs are ignored.
 
-    ``board`` is the position before the play (it tells which landings hit a blot).
+    ``board`` is the position before the play (it tells which landings hit a blot, and on a
+    board of 28 cells which entries come from the bar: the first, as the rules have it; the
+    rest enter from off the board). ``wild``: the play of a wild roll, six steps, the roll's
+    two and then the double's four, written in its two parts.
     """
+    if wild:
+        return _format_wild(board, steps)
     b = np.asarray(board)
     blot = {p for p in range(1, 25) if b[p] < 0}  # an opponent checker stood there: a landing hits
     moves = sorted(((int(s), int(t)) for s, t in np.asarray(steps).reshape(-1, 2) if s > 0), reverse=True)
+    if len(b) > BOARD_SIZE:
+        moves = _entries_from_off_board(moves, int(b[MOVER_BAR]))
     paths: list[list[int]] = [[s, t] for s, t in moves]
     # Join the steps of one checker: a later step starting where an earlier one ended.
     for i in range(len(paths)):
@@ -81,7 +100,52 @@ def format_move(board, steps) -> str:
     return " ".join(words)
 
 
-_TOKEN = re.compile(r"\s*(?:(bar|ba|b)|(off|of|o)|(\d+)|(/)|(\*)|\((\d+)\)|(,))", re.IGNORECASE | re.ASCII)
+def _entries_from_off_board(moves: list[tuple[int, int]], on_bar: int) -> list[tuple[int, int]]:
+    """``moves`` with the entries (steps from 25) beyond the ``on_bar`` hit checkers, which enter
+    first, stepping from :data:`OFF_BOARD` instead. Entered checkers are alike, so which entry is
+    called the bar's does not change the play."""
+    entries = [i for i, (source, _) in enumerate(moves) if source == MOVER_BAR]
+    return [(OFF_BOARD, t) if i in entries[on_bar:] else (s, t) for i, (s, t) in enumerate(moves)]
+
+
+def _format_wild(board, steps) -> str:
+    """A wild roll's play: the roll's part, ``then``, the double's part after its roll (``4-4:``).
+
+    The double is read off its steps: a step that lands on the board moves exactly the die, so
+    the longest step is the die unless every step bears off; then the longest is a die that
+    bears off the same checkers.
+    """
+    b = np.asarray(board)
+    steps = np.asarray(steps).reshape(-1, 2)
+    if len(steps) != WILD_STEPS:
+        raise ValueError(f"a wild roll's play has {WILD_STEPS} steps; got {len(steps)}")
+    first, double = steps[:2], steps[2:][steps[2:, 0] > 0]
+    opening = format_move(b, first) or "no move"
+    if len(double) == 0:
+        return "" if opening == "no move" else f"{opening} then no double"  # "": nothing played, as elsewhere
+    die = int((double[:, 0] - double[:, 1]).max())
+    return f"{opening} then {die}-{die}: {format_move(_after_steps(b, first), double)}"
+
+
+def _after_steps(board: np.ndarray, steps) -> np.ndarray:
+    """The mover's board after ``steps`` ((from, to) pairs in play order), hits included; an entry takes a
+    hit checker from the bar first, else one still to enter."""
+    b = np.array(board)
+    for source, target in np.asarray(steps).reshape(-1, 2):
+        if source <= 0:
+            continue
+        b[OFF_BOARD if source == MOVER_BAR and b[MOVER_BAR] == 0 and len(b) > BOARD_SIZE else source] -= 1
+        if target > 0:
+            hit = b[target] == -1
+            b[target] = 1 if hit else b[target] + 1
+            b[OPP_BAR] += hit
+    return b
+
+
+# A wild roll's parts may be written as format_move writes them: "then", a double's roll like "4-4:" and the
+# words for a part that moves nothing only separate the parts.
+_TOKEN = re.compile(r"\s*(?:(then\b|[1-6]-[1-6]:|no move\b|no double\b)"
+                    r"|(bar|ba|b)|(off|of|o)|(\d+)|(/)|(\*)|\((\d+)\)|(,))", re.IGNORECASE | re.ASCII)
 
 
 def _small_number(digits: str) -> int:
@@ -95,11 +159,13 @@ def _small_number(digits: str) -> int:
     return int(digits)
 
 
-def parse_move(text: str) -> list[tuple[int, int]]:
+def parse_move(text: str, off_board: bool = False) -> list[tuple[int, int]]:
     """Read a move into (from, to) segments, one per checker movement as written.
 
     ``24/18*/13`` gives two segments, ``8/5(2)`` two equal ones, ``13/2`` one segment
-    that may span several dice. Raises MoveError naming the first problem.
+    that may span several dice. ``off_board`` (Acey-Deucey): ``off/22`` enters a checker
+    from off the board, a segment from :data:`OFF_BOARD`. Raises MoveError naming the first
+    problem.
     """
     if not isinstance(text, str):
         raise MoveError(f"a move is text like '24/18 13/11'; got {type(text).__name__}")
@@ -122,7 +188,7 @@ def parse_move(text: str) -> list[tuple[int, int]]:
         if not m or m.end() == pos:
             raise MoveError(f"cannot read {stripped[pos:]!r} in move {text!r}: "
                             "expected a point, 'bar', 'off', '/', '*' or '(n)'")
-        bar, off, number, slash, _star, repeat, comma = m.groups()
+        part, bar, off, number, slash, _star, repeat, comma = m.groups()
         if bar or off or number:
             point = 25 if bar else 0 if off else _small_number(number)
             if point > 25:
@@ -144,7 +210,7 @@ def parse_move(text: str) -> list[tuple[int, int]]:
             pairs = list(zip(chain, chain[1:]))
             chain.clear()
             segments.extend(pairs * n)
-        elif comma:
+        elif comma or part:
             if chain:
                 close_chain()
             expect_point = True
@@ -153,6 +219,8 @@ def parse_move(text: str) -> list[tuple[int, int]]:
         raise MoveError(f"move {text!r} ends with '/'")
     if chain:
         close_chain()
+    if off_board:
+        segments = [(OFF_BOARD if start == 0 else start, end) for start, end in segments]
     for start, end in segments:
         if start == 0:
             raise MoveError("a checker cannot move from 'off'")
@@ -171,20 +239,24 @@ class LegalPlay:
     board: np.ndarray
     steps: np.ndarray
     notation: str
+    rolls_again: bool = False  # a wild roll's play: the mover rolls again (unless it won the game)
 
 
 def legal_plays(board, dice, variant: str | Variant = "standard") -> list[LegalPlay]:
     """Every distinct legal play of ``dice`` from ``board`` in ``variant``, with gnubg notation ('' when
     nothing can be played)."""
     variant = variant_named(variant)
-    b = validate(board, variant.checkers)
+    b = validate(board, variant.checkers, variant.board_size)
     d = np.asarray(dice, dtype=np.int64)
     result = generate(b[None], d[None], variant=variant)
-    return [LegalPlay(board=a, steps=s, notation=format_move(b, s)) for a, s in zip(result.boards, result.steps)]
+    wild = bool(result.extra_roll[0])
+    return [LegalPlay(board=a, steps=s, notation=format_move(b, s, wild), rolls_again=wild)
+            for a, s in zip(result.boards, result.steps)]
 
 
-def _net_mover_change(segments) -> np.ndarray:
-    change = np.zeros(BOARD_SIZE, dtype=np.int64)  # index 0 here = borne off
+def _net_mover_change(segments, size: int) -> np.ndarray:
+    """How the written segments change the mover's cells of a board of ``size`` (index 0 here: borne off)."""
+    change = np.zeros(size, dtype=np.int64)
     for start, end in segments:
         change[start] -= 1
         change[end] += 1
@@ -192,8 +264,11 @@ def _net_mover_change(segments) -> np.ndarray:
 
 
 def _mover_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    change = np.zeros(BOARD_SIZE, dtype=np.int64)
-    change[1:] = np.maximum(after[1:], 0) - np.maximum(before[1:], 0)
+    """How a play changed the mover's cells: points, bar, checkers still to enter (index 0 here: borne off)."""
+    change = np.zeros(len(before), dtype=np.int64)
+    change[1:26] = np.maximum(after[1:26], 0) - np.maximum(before[1:26], 0)
+    if len(before) > BOARD_SIZE:
+        change[OFF_BOARD] = after[OFF_BOARD] - before[OFF_BOARD]
     change[0] = -change[1:].sum()
     return change
 
@@ -201,11 +276,11 @@ def _mover_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
 def find_play(board, dice, text: str, variant: str | Variant = "standard") -> LegalPlay:
     """The legal play that ``text`` describes for ``dice`` in ``variant``; MoveError says why when there is none."""
     variant = variant_named(variant)
-    b = validate(board, variant.checkers)
+    b = validate(board, variant.checkers, variant.board_size)
     d = tuple(int(x) for x in np.asarray(dice).ravel())
     if len(d) != 2 or not all(1 <= x <= 6 for x in d):
         raise BoardError(f"dice are two numbers 1..6; got {d}")
-    segments = parse_move(text)
+    segments = parse_move(text, off_board=variant.off_board > 0)
     plays = legal_plays(b, d, variant)
     roll = f"{d[0]}-{d[1]}"
     if len(plays) == 1 and not plays[0].notation:
@@ -214,11 +289,11 @@ def find_play(board, dice, text: str, variant: str | Variant = "standard") -> Le
         return plays[0]
     if not segments:
         raise MoveError(f"a legal move exists with {roll}; for example {plays[0].notation}")
-    wanted = _net_mover_change(segments)
+    wanted = _net_mover_change(segments, len(b))
     matches = [p for p in plays if np.array_equal(_mover_change(b, p.board), wanted)]
-    if len(matches) > 1:  # same checkers moved, different blots hit: the written path decides
-        written = format_move(b, np.array(segments))
-        exact = [p for p in matches if p.notation == written]
+    if len(matches) > 1:  # same checkers moved, different blots hit: the points written as landings decide
+        written = _after_steps(b, segments)
+        exact = [p for p in matches if np.array_equal(p.board, written)]
         if len(exact) == 1:
             return exact[0]
         options = ", ".join(p.notation for p in matches)
@@ -246,10 +321,17 @@ def _rule_broken(board: np.ndarray, segments, variant: Variant) -> str | None:
     return None
 
 
+def _to_enter(board: np.ndarray) -> int:
+    """The mover's checkers still to enter (0 on a board without them)."""
+    return int(board[OFF_BOARD]) if len(board) > BOARD_SIZE else 0
+
+
 def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text: str, variant: Variant) -> str:
     roll = f"{dice[0]}-{dice[1]}"
-    pips = sum(start - end for start, end in segments if end > 0)
-    max_dice = 4 if dice[0] == dice[1] else 2
+    pips = sum(min(start, MOVER_BAR) - end for start, end in segments if end > 0)
+    max_dice, max_pips = (4, 4 * dice[0]) if dice[0] == dice[1] else (2, sum(dice))
+    if variant.is_wild(np.array(dice)):  # the roll, then any double: 6-6 at most
+        max_dice, max_pips = WILD_STEPS, sum(dice) + 4 * 6
     closed = -1 if variant.lone_checker_holds else -2  # a point with this many opposing checkers or more
     if board[MOVER_BAR] > 0 and not any(start == MOVER_BAR for start, _ in segments):
         reason = f"you have {board[MOVER_BAR]} checker(s) on the bar: they must enter first"
@@ -258,14 +340,15 @@ def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text
     ):
         start = next(s for s, _ in segments
                      if (s == MOVER_BAR and board[MOVER_BAR] == 0) or (s != MOVER_BAR and board[s] <= 0))
-        reason = f"you have no checker on {_point_name(start)}"
+        reason = "you have no checker still to enter" if start == OFF_BOARD else \
+            f"you have no checker on {_point_name(start)}"
     elif any(0 < end < 25 and board[end] <= closed for _, end in segments):
         end = next(e for _, e in segments if 0 < e < 25 and board[e] <= closed)
         reason = f"point {end} is blocked (the opponent has {-board[end]} checker(s) there)"
-    elif any(end == 0 for _, end in segments) and np.any(board[7:26] > 0):
+    elif any(end == 0 for _, end in segments) and (np.any(board[7:26] > 0) or _to_enter(board) > 0):
         reason = "bearing off needs every checker in the home board (points 1..6)"
-    elif pips > sum(dice) * (2 if dice[0] == dice[1] else 1):
-        reason = f"it moves {pips} pips but {roll} gives at most {sum(dice) * (2 if dice[0] == dice[1] else 1)}"
+    elif pips > max_pips:
+        reason = f"it moves {pips} pips but {roll} gives at most {max_pips}"
     elif rule := _rule_broken(board, segments, variant):
         reason = f"{variant.name} forbids it: {rule}"
     else:

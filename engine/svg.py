@@ -18,6 +18,10 @@ or "Money game". A pending double is shown as the offered cube on the board.
 Every checker drawn on a point or the bar is a ``<circle class="checker mover">`` or
 ``<circle class="checker opponent">``; at most 5 are drawn on a point (the top one then
 carries the count) and at most 4 per side on the bar (the outermost carries the count).
+
+An Acey-Deucey board (28 cells) also has checkers still to enter. A side with any has borne
+none off, so its tray holds them instead: outlined slabs (``class="to-enter mover"``) under
+the label "N to enter".
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ import os
 import tempfile
 from xml.sax.saxutils import escape, quoteattr
 
-from .board import MAX_CHECKERS, MOVER_BAR, OPP_BAR, checkers_off, pip_counts, validate
-from .variants import MIRRORED, Geometry
+from .board import BOARD_SIZE, MAX_CHECKERS, MOVER_BAR, OPP_BAR, checkers_off, pip_counts, validate
+from .variants import BOARD_SIZE_UNENTERED, MIRRORED, MOVER_UNENTERED, OPPONENT_UNENTERED, Geometry
 
 __all__ = ["board_svg", "write_board_svg"]
 
@@ -162,13 +166,16 @@ def board_svg(board, state=None, checkers: int = MAX_CHECKERS, title=None, names
               geometry: Geometry = MIRRORED) -> str:
     """An SVG (string) of ``board`` seen from the player on roll, optionally with its match ``state``.
 
-    ``board`` is the 26-entry engine layout (checked with :func:`engine.board.validate`,
+    ``board`` is the 26-entry engine layout, or Acey-Deucey's 28 (checked with :func:`engine.board.validate`,
     which raises :class:`engine.board.BoardError`); ``state`` an optional
     :class:`engine.formats.MatchState` (cube, dice, score); ``title`` an optional line on
     top (a Position ID, say); ``names`` the labels of (player on roll, opponent); ``geometry``
     the variant's (it places the opponent's track for his pip count).
     """
-    b = [int(v) for v in validate(board, checkers)]
+    cells = len(board) if hasattr(board, "__len__") else None  # anything else is validate's to refuse
+    size = BOARD_SIZE_UNENTERED if cells == BOARD_SIZE_UNENTERED else BOARD_SIZE
+    b = [int(v) for v in validate(board, checkers, size)]
+    to_enter_mover, to_enter_opp = (b[MOVER_UNENTERED], b[OPPONENT_UNENTERED]) if size > BOARD_SIZE else (0, 0)
     if state is not None:
         from .formats import MatchState
 
@@ -257,20 +264,24 @@ def board_svg(board, state=None, checkers: int = MAX_CHECKERS, title=None, names
     slab_step = min(12.0, (HALF_H - 10) / max(checkers, 1))
     slab_h = max(slab_step - 2, 1.5)
     slab_x = TRAY_L + (TRAY_W - SLAB_W) / 2
-    for side, count, top in (("opponent", off_opp, True), ("mover", off_mover, False)):
+    for side, off, to_enter, top in (("opponent", off_opp, to_enter_opp, True),
+                                     ("mover", off_mover, to_enter_mover, False)):
         y0 = INNER_T if top else MID_Y + MID_GAP / 2
         out.append(
             f'<rect class="tray-felt" x="{_n(slab_x - 2)}" y="{_n(y0)}" width="{SLAB_W + 4}" height="{HALF_H}" '
             f'fill="{COLORS["felt"]}"/>'
         )
+        # Checkers still to enter wait in the tray, outlined (their side has borne none off).
+        kind, count, fill = ("to-enter", to_enter, "none") if to_enter else ("off", off, COLORS[side])
         for i in range(count):
             y = INNER_T + 4 + i * slab_step if top else INNER_B - 4 - slab_h - i * slab_step
             out.append(
-                f'<rect class="off {side}" x="{_n(slab_x)}" y="{_n(y)}" width="{SLAB_W}" height="{_n(slab_h)}" '
-                f'rx="2" fill="{COLORS[side]}" stroke="{COLORS[side + "_edge"]}" stroke-width="1"/>'
+                f'<rect class="{kind} {side}" x="{_n(slab_x)}" y="{_n(y)}" width="{SLAB_W}" height="{_n(slab_h)}" '
+                f'rx="2" fill="{fill}" stroke="{COLORS[side + "_edge"]}" stroke-width="1"/>'
             )
         y = FRAME_Y - 8 if top else FRAME_B + 16
-        out.append(_text(TRAY_L + TRAY_W / 2, y, f"{count} off", f"off-count {side}", size=12, weight="bold"))
+        words = f"{to_enter} to enter" if to_enter else f"{off} off"
+        out.append(_text(TRAY_L + TRAY_W / 2, y, words, f"{kind}-count {side}", size=12, weight="bold"))
 
     # Match state: cube, dice, score.
     score_line = None

@@ -1,0 +1,249 @@
+"""Acey-Deucey end to end: the 1-2's extra roll valued from the mover's side, the nets' inputs, the
+heuristic, a training run, and every command that takes --variant acey-deucey."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from app.cli import main
+from app.terminal import TerminalGame
+from engine.bearoff import WithBearoff
+from engine.board import CONTACT, RACE, position_class
+from engine.errors import GammonError
+from engine.evaluator import afterstate_scores, evaluator_policy
+from engine.formats import parse_position, position_id
+from engine.game import duplicate_duel, play_games, random_policy
+from engine.movegen import generate
+from engine.notation import MoveError, find_play, format_move, legal_plays
+from engine.probability import afterstate_probs, cubeless_equity, exclusive_results
+from engine.variants import ACEY_DEUCEY
+from models import players
+from models.encoding import encoder, tesauro198
+from models.network import NetEvaluator, build_model, load_weights
+from models.players import load_analyst, load_player
+from training.torch_encoding import encoder as torch_encoder
+from training.train import Config, Trainer
+
+ACEY = ACEY_DEUCEY
+V = ("--variant", "acey-deucey")
+WILD = (1, 2)
+
+
+def acey_board(points: dict[int, int], to_enter: tuple[int, int] = (0, 0), bars: tuple[int, int] = (0, 0)):
+    """A board of 28 cells: ``points`` {mover's point: count, negative for the opponent}, each side's
+    checkers still to enter (mover first) and on the bar (mover first)."""
+    board = np.zeros(28, dtype=np.int8)
+    for point, count in points.items():
+        board[point] = count
+    board[25], board[0] = bars
+    board[26], board[27] = to_enter
+    return board
+
+
+@pytest.fixture(scope="module")
+def sample() -> np.ndarray:
+    """A middle-game position of a random game, seen from the player on roll (checkers still to enter)."""
+    rng = np.random.default_rng(1)
+    record = play_games((random_policy(rng), random_policy(rng)), 1, seed=2, variant=ACEY, record=True).records[0]
+    board = record.turns[30][2]
+    assert board[26] > 0 and board[27] > 0
+    return board
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> str:
+    """The weights of a tiny ``gammon train --variant acey-deucey`` run."""
+    out = tmp_path_factory.mktemp("acey-run")
+    assert main(["train", *V, "--out", str(out), "--games", "32", "--parallel", "16", "--hidden", "8",
+                 "--threads", "1", "--eval-every", "32", "--eval-games", "4", "--checkpoint-every", "32",
+                 "--no-progress"]) == 0
+    return str(out / "model.pt")
+
+
+@pytest.fixture
+def nothing_shipped(monkeypatch, tmp_path):
+    monkeypatch.setattr(players, "MODELS", tmp_path)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- the extra roll ------------------------------------------------------------------------
+
+
+def test_an_afterstate_with_the_extra_roll_is_the_movers_own_position_on_roll():
+    # One checker left each, on its own 1-point: whoever rolls next bears it off and wins.
+    board = acey_board({1: 1, 24: -1})
+    exact = WithBearoff(NetEvaluator(build_model("all=tesauro198+enter", (8,)), variant=ACEY))
+    assert afterstate_probs(exact.probabilities, board[None], ACEY, np.array([True]))[0, 0] == 1.0
+    assert afterstate_probs(exact.probabilities, board[None], ACEY)[0, 0] == 0.0  # the turn passes: lost
+
+
+def test_players_search_and_the_trainer_value_a_1_2_turn_from_the_movers_side(sample):
+    torch.manual_seed(0)
+    net = NetEvaluator(build_model("all=tesauro198+enter", (8,)), variant=ACEY)
+    afterstates = generate(sample[None], np.array([WILD]), variant=ACEY)
+    assert afterstates.extra_roll.all() and len(afterstates) > 1000
+    on_roll = net.probabilities(afterstates.boards)  # nobody has won yet: every afterstate goes on
+    assert np.allclose(afterstate_scores(net, afterstates), cubeless_equity(on_roll))
+    assert not np.allclose(net.score_afterstates(afterstates.boards), cubeless_equity(on_roll))  # turned round
+    assert evaluator_policy(net)(afterstates)[0] == np.argmax(cubeless_equity(on_roll))
+    trainer = Trainer(Config(variant="acey-deucey", parallel=2, hidden=8, threads=1))
+    targets = trainer.result_distribution(afterstates.boards[:50], np.ones(50, dtype=bool))
+    mine = NetEvaluator(trainer.model, variant=ACEY).probabilities(afterstates.boards[:50])
+    assert np.allclose(targets, exclusive_results(mine), atol=1e-6)  # the TD target: the same side, on roll
+
+
+# -- the nets' inputs and positions ----------------------------------------------------------
+
+
+def test_the_acey_inputs_hold_the_checkers_still_to_enter_apart_from_the_bar_and_the_tray():
+    # Mover: 11 on points, 1 hit on the bar, 3 still to enter. Opponent: 5 on points, 10 borne off.
+    board = acey_board({24: 2, 13: 4, 6: 5, 3: -2, 19: -3}, to_enter=(3, 0), bars=(1, 0))
+    encode, width = encoder("tesauro198+enter")
+    x = encode(board[None])[0]
+    assert width == 202 and x.shape == (202,)
+    assert x[4 * 23 : 4 * 24].tolist() == [1, 1, 0, 0]  # the mover's 24-point: two checkers
+    assert x[192:196].tolist() == pytest.approx([0.5, 0.0, 0.0, 10 / 15])  # bars; borne off: none, and 10
+    assert x[198:].tolist() == pytest.approx([3 / 15, 0.0, 1.0, 0.0])  # still to enter, and whether any
+    backgammon = board[:26]  # a board without checkers to enter: Tesauro's inputs and four zeros
+    backgammon[25] = 4
+    assert np.array_equal(encode(backgammon[None]), np.concatenate([tesauro198(backgammon[None]), np.zeros((1, 4))], 1))
+
+
+def test_the_torch_inputs_equal_numpys_on_acey_boards(sample):
+    boards = generate(sample[None], np.array([WILD]), variant=ACEY).boards[::50]
+    ours, _ = torch_encoder("tesauro198+enter")
+    assert np.allclose(ours(torch.from_numpy(boards)).numpy(), encoder("tesauro198+enter")[0](boards))
+
+
+def test_position_classes_count_a_checker_still_to_enter_as_on_the_bar():
+    passed = acey_board({6: 15, 19: -15})  # both sides home: a race
+    waiting = acey_board({6: 15, 19: -14}, to_enter=(0, 1))  # his last checker enters in front of ours
+    assert position_class(np.stack([passed, waiting])).tolist() == [RACE, CONTACT]
+
+
+# -- players ----------------------------------------------------------------------------------
+
+
+def test_the_heuristic_beats_random_and_pubeval_and_gnubg_are_refused():
+    heuristic = evaluator_policy(load_player("heuristic", variant="acey-deucey"))
+    stats = duplicate_duel(heuristic, evaluator_policy(load_player("random", 1)), 40, seed=3, variant="acey-deucey")
+    assert stats.ci95[0] > 1.5, stats
+    for name in ("pubeval", "gnubg"):
+        with pytest.raises(GammonError, match="not acey-deucey"):
+            load_player(name, variant="acey-deucey")
+
+
+def test_a_trained_net_loads_for_acey_deucey_only_and_plays_a_demo_to_the_end(capsys, trained):
+    net = load_weights(trained)
+    assert net.variant is ACEY and {n.encoding for n in net.net.nets.values()} == {"tesauro198+enter"}
+    code, out, _ = run(capsys, "demo", *V, "--x", trained, "--seed", "4")
+    assert code == 0 and out.startswith(f"acey-deucey game, X ({trained}) vs O (heuristic)")
+    assert "to enter X 15, O 15" in out and " wins a " in out.splitlines()[-1]
+    code, _, err = run(capsys, "eval", "AAAAAAAAAAAAAA", "--model", trained)
+    assert code == 2 and "is a net for acey-deucey, not standard" in err
+
+
+def test_without_a_shipped_net_the_default_player_says_how_to_train_one(capsys, nothing_shipped):
+    code, _, err = run(capsys, "eval", "AAAAAAAAAAAAAA-15-15", *V)
+    assert code == 2 and err.strip() == ("gammon eval: error: no shipped net for acey-deucey: train one with gammon "
+                                         "train --variant acey-deucey --out DIR and pass --model DIR/model.pt")
+    code, out, _ = run(capsys, "demo", *V, "--quiet")
+    assert code == 0 and out.startswith("no net is shipped for acey-deucey yet: X is its heuristic")
+
+
+def test_training_refuses_inputs_that_cannot_read_the_checkers_still_to_enter():
+    with pytest.raises(GammonError, match="give --nets all=tesauro198\\+enter"):
+        Config(variant="acey-deucey", nets="contact=contact-v1,race=race-v1").check()
+
+
+# -- notation ---------------------------------------------------------------------------------
+
+
+def test_an_entry_from_off_the_board_is_written_off_and_a_hit_checker_bar():
+    board = acey_board({13: 3, 6: 2, 2: -2}, to_enter=(9, 13), bars=(1, 0))
+    assert format_move(board, [(25, 22), (25, 20)]) == "bar/22 off/20"
+    assert find_play(board, (3, 5), "off/20 bar/22", ACEY).notation == "bar/22 off/20"
+    with pytest.raises(MoveError, match="cannot move from 'off'"):
+        find_play(acey_board({13: 3, 6: 2, 2: -2}, to_enter=(10, 13))[:26], (3, 5), "off/20")
+
+
+def test_a_1_2_turn_is_written_in_its_two_parts_and_read_back_in_any_order(sample):
+    plays = legal_plays(sample, WILD, ACEY)
+    assert all(p.rolls_again and " then " in p.notation for p in plays)
+    play = next(p for p in plays if "then 6-6:" in p.notation)
+    assert np.array_equal(find_play(sample, WILD, play.notation, ACEY).board, play.board)
+    steps = play.notation.replace(" then 6-6:", "")  # every step of the turn as one list
+    assert np.array_equal(find_play(sample, WILD, steps, ACEY).board, play.board)
+    assert format_move(sample, -np.ones((6, 2), dtype=int), wild=True) == ""  # nothing played: no move at all
+
+
+# -- the commands -----------------------------------------------------------------------------
+
+
+def test_show_moves_eval_hint_and_cube_answer_an_acey_position(capsys, trained, sample, tmp_path):
+    pid = position_id(sample, ACEY)
+    code, out, _ = run(capsys, "show", pid, *V)
+    assert code == 0 and f"to enter X {sample[26]}, O {sample[27]}" in out
+    code, _, _ = run(capsys, "show", pid, *V, "--svg", str(tmp_path / "p.svg"))
+    assert code == 0 and f">{sample[26]} to enter<" in (tmp_path / "p.svg").read_text()
+
+    legal = {p.notation: p.board for p in legal_plays(sample, WILD, ACEY)}
+    code, out, _ = run(capsys, "moves", pid, "--dice", "12", *V, "--json")
+    moves = json.loads(out)["moves"]
+    assert code == 0 and {m["move"] for m in moves} == set(legal)
+    for m in moves[::200]:  # he rolls again: the ID is his own position, not turned round
+        assert np.array_equal(parse_position(m["result_id"], ACEY)[0], legal[m["move"]])
+
+    code, out, _ = run(capsys, "hint", pid, "--dice", "12", *V, "--model", trained, "--ply", "0", "--json")
+    ranked = json.loads(out)["moves"]
+    assert code == 0 and {(m["move"], m["result_id"]) for m in ranked} == {(m["move"], m["result_id"]) for m in moves}
+
+    code, out, _ = run(capsys, "eval", pid, *V, "--model", trained, "--ply", "1", "--json")
+    rows = json.loads(out)["evaluations"]
+    assert code == 0 and len(rows) == 2 and all(0 <= r["probs"][1] <= r["probs"][0] <= 1 for r in rows)
+    code, out, _ = run(capsys, "cube", pid, *V, "--model", trained, "--ply", "0", "--json")
+    assert code == 0 and json.loads(out)["action"] in ("no_double", "double")
+
+
+def test_match_and_bench_strength_play_acey_deucey_and_match_files_are_refused(capsys, trained, tmp_path):
+    code, out, _ = run(capsys, "match", trained, "heuristic", *V, "--games", "4", "--json")
+    assert code == 0 and json.loads(out)["games"] == 4
+    code, out, _ = run(capsys, "bench", "strength", "heuristic", "random", *V, "--games", "4", "--json")
+    assert code == 0 and json.loads(out)["ppg"] > 0
+    code, _, err = run(capsys, "match", "heuristic", "random", *V, "--games", "4", "--record", str(tmp_path / "m.mat"))
+    assert code == 2 and "not acey-deucey" in err
+
+
+def test_play_takes_a_1_2_with_its_double_and_then_the_extra_roll(trained):
+    """Seed 13: the bot opens, then the person rolls 1-2 (and 4-4 after it)."""
+    said: list[str] = []
+    answered = []
+
+    def read() -> str:
+        prompt = said[-1]
+        if prompt == "roll> ":
+            return "roll"
+        board, dice = game.position
+        if answered:  # the next move prompt of the same turn: the extra roll
+            answered.append((prompt, dice))
+            return "quit"
+        play = legal_plays(board, dice, ACEY)[-1]
+        answered.append((prompt, dice, play.notation))
+        return play.notation
+
+    game = TerminalGame(load_analyst(trained, variant="acey-deucey"), seed=13, read=read,
+                        write=lambda text="", **_: said.append(str(text)), variant="acey-deucey")
+    assert game.run() == 0
+    (prompt, dice, typed), (then, extra) = answered
+    assert prompt == then == "move> " and sorted(dice) == [1, 2] and " then " in typed
+    assert any(line.startswith(f"You roll {dice[0]}-{dice[1]} and play {typed}.") for line in said)
+    assert sorted(extra) != [1, 2] and "Session ended." in said
