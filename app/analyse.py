@@ -14,6 +14,7 @@ from engine.advice import cube_result, hint_rows
 from engine.analysis import cube_efficiency, cubeful_equity, position_probs
 from engine.board import BoardError, render
 from engine.cube import Cube
+from engine.errors import GammonError
 from engine.formats import parse_position, position_id
 from engine.notation import legal_plays
 from engine.probability import cubeless_equity
@@ -204,11 +205,26 @@ def cmd_cube(args) -> int:
     return 0
 
 
+def device_rollout(net, board, args):
+    """The cubeless rollout with the games side by side in torch on ``args.device`` (training/device_rollout.py)."""
+    import torch
+
+    from training.device_rollout import DeviceAnalyst
+    from training.device_rollout import rollout as rollout_on
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise GammonError("--device cuda: torch sees no GPU here; leave --device out to roll out in numpy")
+    analyst = DeviceAnalyst.of(net, torch.device(args.device))
+    return rollout_on(analyst, board, games=args.games, seed=args.seed, truncate=args.truncate)
+
+
 def cmd_rollout(args) -> int:
     from models.players import load_analyst
 
     from .rollouts import batch_rollout, refuse_batch_options
 
+    if args.device and (args.cubeful or args.batch):
+        raise GammonError("--device rolls one position out cubeless; --cubeful and --batch run in numpy")
     if args.batch:
         return batch_rollout(args)
     refuse_batch_options(args)
@@ -218,6 +234,9 @@ def cmd_rollout(args) -> int:
         if args.cubeful:
             cube = Cube.from_state(state).for_money()
             result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update)
+        elif args.device:
+            result = device_rollout(net, board, args)
+            bar.update(result.games)
         else:
             result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate, progress=bar.update)
     if args.json:
@@ -280,6 +299,8 @@ def register(sub) -> None:
     roll.add_argument("--games", type=at_least(36, 36), default=1296, help="games (a multiple of 36; default 1296)")
     roll.add_argument("--truncate", type=at_least(1), default=None, help="stop after N turns and score with the net")
     roll.add_argument("--cubeful", action="store_true", help="money rollout with the cube (the position's cube state)")
+    roll.add_argument("--device", choices=("cpu", "cuda"), help="cubeless: play the games side by side in torch on "
+                      "this device (default: numpy)")
     roll.add_argument("--seed", type=at_least(0), default=0)
     model_option(roll)
     roll.add_argument("--json", action="store_true")

@@ -113,6 +113,18 @@ def test_rollout_command_reports_equity_with_a_confidence_interval(capsys):
     assert json.loads(capsys.readouterr().out)["equity"] == result["equity"]
 
 
+def test_rollout_on_the_torch_device_path_repeats_itself_and_refuses_what_it_cannot_do(capsys):
+    pytest.importorskip("torch")
+    command = ["rollout", "4HPwATDgc/ABMA", "--games", "72", "--truncate", "4", "--seed", "1", "--json",
+               "--device", "cpu"]
+    assert main(command) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 72 and result["ci95"][0] <= result["equity"] <= result["ci95"][1]
+    assert main(command) == 0 and json.loads(capsys.readouterr().out)["equity"] == result["equity"]
+    assert main(command[:-3] + ["--cubeful", "--device", "cpu"]) == 2
+    assert "--device rolls one position out cubeless" in capsys.readouterr().err
+
+
 def test_show_writes_an_svg_picture(tmp_path, capsys):
     assert main(["show", "4HPwATDgc/ABMA:cAkAAAAAAAAE", "--svg", str(tmp_path / "board.svg")]) == 0
     assert (tmp_path / "board.svg").read_text().lstrip().startswith(("<svg", "<?xml"))
