@@ -14,7 +14,6 @@ progress unscored.
 from __future__ import annotations
 
 import itertools
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from engine.cubeful import EvaluatorPlayer
 from engine.files import atomic_text
 
 from .arguments import at_least, model_option
-from .terminal import Person, Quit
+from .terminal import Person, Quit, stdin_reader
 
 RESULT_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 
@@ -227,15 +226,7 @@ def cmd_chouette(args) -> int:
     sheet = load_sheet(Path(args.sheet), args.players)
     if set(sheet.players) <= sheet.bots and args.games is None:
         raise ChouetteError("every seat is a bot: say how many games with --games N")
-    if hasattr(sys.stdin, "reconfigure"):
-        sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a typo to refuse, not a crash
-
-    def read() -> str:
-        line = sys.stdin.readline()
-        if not line:
-            raise EOFError
-        return line
-
+    read = stdin_reader()
     session = ChouetteSession(sheet, args.sheet, load_analyst(args.model), read=read, seed=args.seed)
     return session.run(args.games)
 

@@ -22,7 +22,7 @@ from engine.variants import variant_named
 
 from .arguments import at_least, between, check_record_variant, draw, is_loopback, model_option, variant_option
 from .external import Bot, ExternalPlayerServer
-from .terminal import TerminalGame
+from .terminal import TerminalGame, stdin_reader
 
 
 def _policy(name: str, seed: int, variant: str):
@@ -70,15 +70,7 @@ def cmd_demo(args) -> int:
 def cmd_play(args) -> int:
     from models.players import load_analyst
 
-    if hasattr(sys.stdin, "reconfigure"):
-        sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a typo to refuse, not a crash
-
-    def read() -> str:
-        line = sys.stdin.readline()
-        if not line:
-            raise EOFError
-        return line
-
+    read = stdin_reader()
     game = TerminalGame(load_analyst(args.model, variant=args.variant), length=args.length, seed=args.seed, read=read,
                         write=print, record_path=args.record, variant=args.variant)
     return game.run()

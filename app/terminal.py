@@ -23,6 +23,7 @@ the person to play the roll.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -317,3 +318,17 @@ class TerminalGame(Person):
                 self.score = list(event.scores)
             self.log(f"{who} win{does} {event.value} point{'s' if event.value != 1 else ''}. "
                      f"Score: you {self.score[YOU]}, bot {self.score[BOT]}.")
+
+
+def stdin_reader():
+    """The person's lines from standard input, one per call; EOFError at the end of the input."""
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a typo to refuse, not a crash
+
+    def read() -> str:
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    return read
