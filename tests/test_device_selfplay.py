@@ -47,13 +47,7 @@ def tiny(**changes) -> Config:
     return Config(**settings)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Results reproducible for a fixed thread count; one is also the fastest on a busy machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def finished_boards(variant: str) -> np.ndarray:
