@@ -20,6 +20,7 @@ import torch
 
 from engine.board import CONTACT, CRASHED, MAX_CHECKERS, RACE
 from engine.errors import GammonError
+from models.encoding import ENCODINGS as numpy_encodings
 from models.features import ROLLS, escape_table
 
 _REVERSE12 = [int(f"{m:012b}"[::-1], 2) for m in range(4096)]  # bit j -> bit 11 - j
@@ -305,13 +306,9 @@ def race_v1(boards: torch.Tensor) -> torch.Tensor:
     return torch.cat([tesauro198_race(boards), race_features(boards), race_features(flip(boards))], dim=1)
 
 
-ENCODINGS = {
-    "tesauro198": (tesauro198, 198),
-    "tesauro198+race": (tesauro198_race, 204),
-    "contact-v1": (contact_v1, 232),
-    "race-v1": (race_v1, 210),
-    "tesauro198+enter": (tesauro198_enter, 202),
-}
+TWINS = {"tesauro198": tesauro198, "tesauro198+race": tesauro198_race, "contact-v1": contact_v1,
+         "race-v1": race_v1, "tesauro198+enter": tesauro198_enter}
+ENCODINGS = {name: (function, numpy_encodings[name][1]) for name, function in TWINS.items()}  # the widths: numpy's
 
 
 def encoder(name: str):
