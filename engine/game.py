@@ -3,8 +3,8 @@
 A *policy* is any callable ``policy(afterstates) -> choice`` that receives the
 :class:`~engine.movegen.Afterstates` of every game it must move in, and returns for
 each game the flat index (into ``afterstates.boards``) of the afterstate it plays.
-Evaluators from ``models/`` plug in through :func:`greedy_policy`; the engine itself
-never imports them.
+Evaluators from ``models/`` plug in through :func:`engine.evaluator.evaluator_policy`;
+the engine itself never imports them.
 
 Scoring (docs/rules.md): the game ends the moment a side bears off its last checker; the
 loser pays 1 (single), 2 (gammon: nothing borne off) or 3 (backgammon: nothing borne
@@ -71,20 +71,6 @@ def random_policy(rng: np.random.Generator) -> Policy:
     def choose(afterstates: Afterstates) -> np.ndarray:
         counts = afterstates.counts()
         return afterstates.offsets[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)
-
-    return choose
-
-
-def greedy_policy(evaluate: Callable[[np.ndarray], np.ndarray]) -> Policy:
-    """A 0-ply policy: play the afterstate whose value for the mover is highest.
-
-    ``evaluate(boards)`` scores afterstates seen from the side that just moved (higher is
-    better for it), batched: (M, 26) in, (M,) out.
-    """
-
-    def choose(afterstates: Afterstates) -> np.ndarray:
-        values = np.asarray(evaluate(afterstates.boards), dtype=np.float64)
-        return best_in_groups(values, afterstates.offsets)
 
     return choose
 

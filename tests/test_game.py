@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from engine.board import checkers_off, validate
-from engine.game import Cubeless, Rules, greedy_policy, opening_rolls, play, play_games, random_policy, result_points
+from engine.evaluator import evaluator_policy
+from engine.game import Cubeless, Rules, opening_rolls, play, play_games, random_policy, result_points
 from engine.notation import find_play
-from models.heuristic import heuristic_value
+from models.baselines import HeuristicEvaluator
 
 
 def finished(opponent: dict, opponent_bar: int = 0) -> np.ndarray:
@@ -41,7 +42,8 @@ def test_opening_roll_is_never_a_double_and_the_higher_die_starts():
 
 def test_same_seed_same_games_and_every_game_ends():
     def run(seed):
-        return play_games((greedy_policy(heuristic_value), random_policy(np.random.default_rng(9))), 300, seed=seed)
+        heuristic = evaluator_policy(HeuristicEvaluator())
+        return play_games((heuristic, random_policy(np.random.default_rng(9))), 300, seed=seed)
 
     a, b, c = run(11), run(11), run(12)
     assert np.array_equal(a.points, b.points) and np.array_equal(a.turns, b.turns)
@@ -50,7 +52,7 @@ def test_same_seed_same_games_and_every_game_ends():
 
 
 def test_heuristic_beats_random_by_a_wide_margin():
-    result = play_games((greedy_policy(heuristic_value), random_policy(np.random.default_rng(2))), 400, seed=2)
+    result = play_games((evaluator_policy(HeuristicEvaluator()), random_policy(np.random.default_rng(2))), 400, seed=2)
     assert result.points.mean() > 1.0 and (result.points > 0).mean() > 0.85
 
 
