@@ -161,15 +161,18 @@ def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
     searched = label_positions(replayed[:5], 5, tmp_path / "p.npz", teacher, progress=False)
     assert np.allclose(relabels[:5], searched, atol=1e-6)
     # A relabelled generation stands for all before it: gen4 replays gen3's fit (its own and its relabelled
-    # positions), not gen2's old labels; and it collects rival plays' positions too.
-    generation(third / "model.pt", tmp_path / "gen4", replace(config, seed=8, fresh="", replay=2, rivals=0.5),
-               progress=False)
+    # positions), not gen2's old labels; and it collects rival plays' positions too, and restarts a two-layer net.
+    fourth = generation(third / "model.pt", tmp_path / "gen4",
+                        replace(config, seed=8, fresh="contact=12x8", replay=2, rivals=0.5), progress=False)
     fitted = [json.loads(line) for line in (tmp_path / "gen4" / "log.jsonl").read_text().splitlines()][-1]
     assert fitted["positions"] == 200 + 200 + len(relabels)
+    assert load_weights(fourth).net.nets["contact"].hidden == (12, 8)
     with pytest.raises(GammonError, match="gen0 has no labelled positions"):
         generation(first, tmp_path / "gen1b" / "gen1", replace(config, replay=1), progress=False)
     with pytest.raises(GammonError, match="--fresh"):
         generation(first, tmp_path / "gen5", replace(config, replay=0, fresh="crashed=8"), progress=False)
+    with pytest.raises(GammonError, match="--fresh"):
+        generation(first, tmp_path / "gen6", replace(config, replay=0, fresh="contact=8x"), progress=False)
 
 
 def test_rival_plays_are_ranked_just_below_the_best_of_groups_with_a_choice():

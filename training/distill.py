@@ -76,7 +76,7 @@ class DistillConfig:
     chunk: int = 500  # positions labelled per step
     replay: int = 0  # earlier generations (sibling folders genK) whose positions and labels join the fit
     relabel: bool = False  # label the replayed positions anew with this generation's search (else keep their labels)
-    fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: e.g. contact=512
+    fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: contact=512, contact=512x256
     rivals: float = 0.0  # share of moves whose near-best rival play is collected too (collect_positions)
 
 
@@ -422,14 +422,19 @@ def replay_folders(out: Path, replay: int) -> list[Path]:
     return folders
 
 
-def fresh_widths(spec: str, names) -> dict[str, int]:
-    """``--fresh`` read as {net name: hidden units}: NAME=HIDDEN pairs for nets of the model."""
+def fresh_widths(spec: str, names) -> dict[str, tuple[int, ...]]:
+    """``--fresh`` read as {net name: hidden layer sizes}: NAME=HIDDEN pairs for nets of the model.
+
+    HIDDEN is one layer's units (``512``) or several layers' joined by ``x`` (``512x256``).
+    """
     widths = {}
     for item in filter(None, spec.split(",")):
         name, _, hidden = item.partition("=")
-        if name not in names or not hidden.isdigit() or int(hidden) < 1:
-            raise GammonError(f"--fresh {spec!r}: write NAME=HIDDEN for nets of the model ({', '.join(names)})")
-        widths[name] = int(hidden)
+        layers = hidden.split("x")
+        if name not in names or not all(size.isdigit() and int(size) >= 1 for size in layers):
+            raise GammonError(f"--fresh {spec!r}: write NAME=HIDDEN (e.g. contact=512 or contact=512x256) for nets "
+                              f"of the model ({', '.join(names)})")
+        widths[name] = tuple(int(size) for size in layers)
     return widths
 
 
@@ -482,7 +487,7 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
         old_boards, old_labels = replayed_labels(earlier)
         boards, labels = np.concatenate([boards] + old_boards), np.concatenate([labels] + old_labels)
     for name, hidden in widths.items():  # after labelling: the search labels with the nets as they were
-        model.nets[name] = TDNet(model.nets[name].encoding, (hidden,)).to(model.device)
+        model.nets[name] = TDNet(model.nets[name].encoding, hidden).to(model.device)
 
     started = time.perf_counter()
     result = fit(model, boards, labels, config, log, progress)

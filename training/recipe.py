@@ -60,6 +60,9 @@ RECIPES = {
             # then the positions after near-best rival plays, which self-play seldom shows the net
             DistillConfig(positions=100_000, seed=22, replay=1, rivals=0.5, split="hash", cosine=True, epochs=30,
                           lr=2e-4),
+            # a contact net of two hidden layers, from random weights, on generation 12's whole set and its own
+            DistillConfig(positions=100_000, seed=23, replay=2, rivals=0.5, fresh="contact=512x256", split="hash",
+                          cosine=True, epochs=60),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
