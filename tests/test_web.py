@@ -1,5 +1,6 @@
 """gammon web's API through FastAPI's test client: the CLI's JSON for each operation, a one-line 4xx for bad
-input (never a 500), uploads kept small and in a temporary folder, and games against the bot."""
+input (never a 500), uploads kept small and in a temporary folder, games against the bot, and the variants
+off backgammon's board (Fevga's rotated geometry, Acey-Deucey's checkers still to enter and its 1-2)."""
 
 import json
 import socket
@@ -13,14 +14,20 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient  # noqa: E402 (only once fastapi is known to be there)
 
+from app.arguments import VARIANT_CHOICES  # noqa: E402
 from app.cli import main  # noqa: E402
 from app.web import api  # noqa: E402
 from app.web.games import GameTable, NoSuchGame  # noqa: E402
+from engine.formats import parse_position  # noqa: E402
+from models import players  # noqa: E402
+from models.network import build_model, save_weights  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 OPENING = "4HPwATDgc/ABMA:cAkAAAAAAAAE"  # money, centered cube, no dice
 MATCH_CUBE = "4HPkASjgc/ABMA:MAGgAAAAAAAE"  # a 5-point match at 0-0: the cube answer carries MWC
 SMALL_MATCH = DATA / "sgf" / "money.sgf"
+FEVGA_START = "AACA/z8AAID/Pw"  # 15 checkers a side on its 24-point, both sides moving the same way round
+ACEY_START = "AAAAAAAAAAAAAA-15-15"  # every checker still to enter
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +48,14 @@ def cli_json(capsys, argv: list[str]) -> dict:
     ("cube", {"position": MATCH_CUBE, "ply": 0}, ["cube", MATCH_CUBE, "--ply", "0"]),
     ("hint", {"position": "4HPwATDgc/ABMA", "dice": "21", "ply": 0, "variant": "nackgammon"},
      ["hint", "4HPwATDgc/ABMA", "--dice", "21", "--ply", "0", "--variant", "nackgammon"]),
+    ("moves", {"position": FEVGA_START, "dice": "61", "variant": "fevga"},
+     ["moves", FEVGA_START, "--dice", "61", "--variant", "fevga"]),
+    ("hint", {"position": FEVGA_START, "dice": "53", "ply": 0, "variant": "fevga"},
+     ["hint", FEVGA_START, "--dice", "53", "--ply", "0", "--variant", "fevga"]),
+    ("cube", {"position": FEVGA_START, "ply": 0, "variant": "moultezim"},
+     ["cube", FEVGA_START, "--ply", "0", "--variant", "moultezim"]),
+    ("moves", {"position": ACEY_START, "dice": "12", "variant": "acey-deucey"},
+     ["moves", ACEY_START, "--dice", "12", "--variant", "acey-deucey"]),
 ])
 def test_each_operation_returns_what_the_cli_prints_with_json(client, capsys, operation, params, argv):
     response = client.get(f"/api/{operation}", params=params)
@@ -87,6 +102,11 @@ def test_the_page_and_its_files_are_served(client):
     ("/api/board", {"position": OPENING, "dice": "31", "move": "24/18"}, 400, "24/18"),
     ("/api/eval", {"position": OPENING, "variant": "hypergammon"}, 400, "a side has only 3"),
     ("/api/eval", {"position": OPENING, "variant": "chess"}, 422, "variant"),
+    ("/api/board", {"position": OPENING, "variant": "acey-deucey"}, 400, "'PositionID-A-B'"),
+    ("/api/board", {"position": "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "variant": "acey-deucey"},
+     400, "an XGID cannot hold the checkers still to enter"),
+    ("/api/board", {"position": FEVGA_START, "variant": "fevga", "dice": "61", "move": "24/18 24/23"}, 400,
+     "fevga forbids it: a player's first checker must pass"),
     ("/api/hint", {"position": OPENING, "dice": "31", "ply": 9}, 422, "ply"),
     ("/api/cube", {}, 422, "position"),
     ("/api/eval", {"position": "x" * 201}, 422, "position"),
@@ -193,6 +213,90 @@ def test_the_table_ends_the_game_idle_longest_past_its_limit():
     with pytest.raises(NoSuchGame):
         table.get(first)
     assert table.get(second) and table.get(third)
+
+
+# -- the variants off backgammon's board -----------------------------------------------------------
+
+
+def test_every_variant_of_the_command_line_is_offered_with_its_starting_position(client):
+    answer = client.get("/api/variants").json()
+    assert answer["variants"] == VARIANT_CHOICES
+    starts = answer["starting_positions"]
+    assert starts["standard"] == "4HPwATDgc/ABMA" and starts["fevga"] == FEVGA_START
+    assert starts["acey-deucey"] == ACEY_START
+
+
+def test_a_fevga_board_counts_the_opponents_pips_along_his_own_track_and_draws_a_move(client):
+    params = {"position": FEVGA_START, "variant": "fevga"}
+    before = client.get("/api/board", params=params).json()
+    after = client.get("/api/board", params={**params, "dice": "61", "move": "24/17"}).json()
+    assert before["pips"] == [360, 360] and after["pips"] == [353, 360]  # mirrored, his 15 would count 195
+    assert after["arrows"] == [[24, 23], [23, 17]] and "after 24/17" in after["svg"]
+
+
+def test_a_fevga_game_goes_on_after_your_move_with_the_bot_reply(client):
+    game = to_move_prompt(client, new_game(client, variant="fevga", seed=3))
+    bot_moves = sum(line.startswith("The bot rolls") for line in game["log"])
+    after = send(client, game, game["legal"][0])
+    assert sum(line.startswith("The bot rolls") for line in after["log"]) == bot_moves + 1
+    board, _ = parse_position(after["position"], "fevga")
+    # Seen from your side, turned round by the rotation: your start is your 24-point, the bot's your 12-point.
+    assert 0 < board[24] < 15 and -15 < board[12] < 0
+    drawn = client.get("/api/board", params={"position": after["position"], "variant": "fevga"}).json()
+    assert max(drawn["pips"]) < 360
+
+
+@pytest.fixture
+def no_shipped_net(monkeypatch, tmp_path):
+    monkeypatch.setattr(players, "MODELS", tmp_path)  # Acey-Deucey's net, models/acey-deucey.pt, is not there
+
+
+def test_acey_deucey_without_a_net_is_drawn_and_moved_but_analysis_and_games_say_why_not(client, no_shipped_net):
+    board = client.get("/api/board", params={"position": ACEY_START, "variant": "acey-deucey"}).json()
+    assert board["pips"] == [375, 375] and ">15 to enter<" in board["svg"]
+    reason = "no shipped net for acey-deucey: train one with gammon train --variant acey-deucey"
+    refused = [client.get("/api/hint", params={"position": ACEY_START, "dice": "31", "variant": "acey-deucey"}),
+               client.post("/api/games", json={"variant": "acey-deucey"})]
+    for response in refused:
+        assert response.status_code == 400 and response.json()["detail"].startswith(reason)
+
+
+@pytest.fixture(scope="module")
+def acey_net(tmp_path_factory) -> str:
+    """A small untrained Acey-Deucey net: what ``gammon web --model FILE`` serves until one is shipped."""
+    path = tmp_path_factory.mktemp("acey") / "acey.pt"
+    save_weights(path, build_model("all=tesauro198+enter", (8,)), config={"variant": "acey-deucey"})
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def acey_client(acey_net):
+    with TestClient(api.create_app(acey_net)) as test_client:
+        yield test_client
+
+
+def test_an_acey_deucey_hint_with_a_net_is_what_the_cli_prints(acey_client, acey_net, capsys):
+    response = acey_client.get("/api/hint", params={"position": ACEY_START, "dice": "31", "ply": 0,
+                                                    "variant": "acey-deucey"})
+    assert response.status_code == 200
+    argv = ["hint", ACEY_START, "--dice", "31", "--ply", "0", "--variant", "acey-deucey", "--model", acey_net]
+    assert response.json() == cli_json(capsys, argv)
+
+
+def test_an_acey_deucey_game_takes_a_1_2_with_its_double_then_the_extra_roll_then_the_bot_replies(acey_client):
+    """Seed 13: the bot opens, then you roll 1-2 (as in tests/test_acey_commands.py)."""
+    game = to_move_prompt(acey_client, new_game(acey_client, variant="acey-deucey", seed=13))
+    assert sorted(game["dice"]) == [1, 2] and all(" then " in move for move in game["legal"])
+    wild = game["legal"][-1]
+    extra = send(acey_client, game, wild)
+    assert extra["said"][0] == f"You roll {game['dice'][0]}-{game['dice'][1]} and play {wild}."
+    assert extra["prompt"] == "move" and sorted(extra["dice"]) != [1, 2]  # your extra roll: no cube between
+    assert ">15 to enter<" not in extra["svg"]  # you entered checkers
+    bot_moves = sum(line.startswith("The bot rolls") for line in extra["log"])
+    after = send(acey_client, extra, extra["legal"][0])
+    assert sum(line.startswith("The bot rolls") for line in after["log"]) > bot_moves
+    board = acey_client.get("/api/board", params={"position": after["position"], "variant": "acey-deucey"})
+    assert board.status_code == 200
 
 
 def test_gammon_web_without_the_extra_says_how_to_install_it(monkeypatch, capsys):

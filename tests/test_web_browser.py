@@ -2,7 +2,8 @@
 
 The page is served by uvicorn on a free loopback port in a thread of this process. The test pastes an ID,
 asks for a hint, clicks the best move and sees the board change, then plays a move against the bot and
-sees the bot answer. Its screenshot of the hint is docs/web-board.png, the picture in the README.
+sees the bot answer; last, it starts Acey-Deucey and Fevga from their own positions and asks Fevga for a
+hint. Its screenshot of the hint is docs/web-board.png, the picture in the README.
 """
 
 import threading
@@ -100,3 +101,18 @@ def test_play_a_move_by_clicking_and_typing_and_see_the_bot_reply(page):
     page.click("#play-button")
     page.wait_for_function(f"document.querySelector('#play-log').textContent.split('The bot rolls').length > "
                            f"{bot_moves + 1}")
+
+
+def test_a_variant_starts_from_its_own_position_and_its_hints_follow_its_rules(page):
+    page.click("[data-tab=position]")
+    page.select_option("#variant", "acey-deucey")
+    page.click("#start-button")
+    page.wait_for_function("document.querySelector('#summary').textContent.includes('player on roll 375')")
+    assert page.input_value("#position") == "AAAAAAAAAAAAAA-15-15" and "15 to enter" in page.inner_text("#board")
+    page.select_option("#variant", "fevga")
+    page.click("#start-button")
+    page.fill("#dice", "61")
+    page.select_option("#ply", "0")
+    page.click("#hint-button")
+    only = page.wait_for_selector("#hints tr.best")  # the first checker runs alone (fevga's first rule)
+    assert "24/17" in only.inner_text() and page.locator("#hints tbody tr").count() == 1

@@ -7,6 +7,13 @@ draws a position (and the result of a move, with its steps for the arrows) with
 :func:`engine.svg.board_svg`; ``/api/games`` plays against the bot (:mod:`app.web.games`).
 The interactive API documentation is at ``/docs``.
 
+Every operation on a position, and a game, takes ``variant``: any the command line's
+``--variant`` takes (:data:`app.arguments.VARIANT_CHOICES`). The bot and the analyses use the
+variant's own net, as the command line does, so a variant without one (Acey-Deucey, until a
+net is shipped or ``gammon web --model`` names one) is refused with the command line's
+one-line reason; its board and legal moves need no net. ``/api/analyze`` reads match files,
+which hold backgammon's own board only.
+
 A fault in what was sent is a 4xx whose JSON ``detail`` is one line: 400 for a position,
 move, dice or file the engine refuses (:class:`engine.errors.GammonError`), 404 for an
 unknown game, 413 for an upload over ``MAX_UPLOAD_BYTES``, 422 for a parameter out of range.
@@ -29,26 +36,24 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from engine.board import VARIANTS, BoardError, pip_counts, variant_checkers
+from engine.board import BoardError, pip_counts, starting_board
 from engine.errors import GammonError
-from engine.formats import MatchState
+from engine.formats import MatchState, position_id
 from engine.match_analysis import analyse
 from engine.matchlog import MATCH_SUFFIXES, MatchFileError, load_match
 from engine.met import MAX_AWAY
 from engine.notation import find_play
-from engine.svg import board_svg
+from engine.variants import variant_named
 
 from ..analyse import cube_report, eval_report, hint_report, moves_report, position_in_variant
-from ..arguments import dice_for, parse_dice
+from ..arguments import VARIANT_CHOICES, dice_for, parse_dice
 from ..terminal import MAX_MOVE_CHARS
-from .games import GameTable, NoSuchGame
+from .games import GameTable, NoSuchGame, board_picture
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_UPLOAD_BYTES = 1 << 20  # match files are tens of KiB; the limit keeps a stray upload out of memory
 
-# The page draws and moves on backgammon's own board: Fevga and Moultezim are the command line's so far.
-VARIANT_CHOICES = sorted(VARIANTS)
-Variant = Literal[tuple(VARIANT_CHOICES)]
+VariantName = Literal[tuple(VARIANT_CHOICES)]
 PositionText = Annotated[str, Query(max_length=200, description="Position ID, PositionID:MatchID or XGID")]
 DiceText = Annotated[str | None, Query(max_length=10, description="the roll, e.g. 31 (default: the position's dice)")]
 Ply = Annotated[int, Query(ge=0, le=3, description="search depth")]
@@ -56,7 +61,7 @@ Ply = Annotated[int, Query(ge=0, le=3, description="search depth")]
 
 class NewGame(BaseModel):
     length: int = Field(0, ge=0, le=MAX_AWAY, description="match length, 0 for a money game")
-    variant: Variant = "standard"
+    variant: VariantName = "standard"
     seed: int | None = Field(None, ge=0, description="dice seed, for a game that can be played again")
 
 
@@ -148,47 +153,50 @@ def create_app(model: str = "default") -> FastAPI:
 
     @app.get("/api/variants")
     def variants():
-        """The variants a position, an evaluation or a game can be in."""
-        return {"variants": VARIANT_CHOICES}
+        """The variants a position, an evaluation or a game can be in, and each one's starting Position ID."""
+        return {"variants": VARIANT_CHOICES,
+                "starting_positions": {name: position_id(starting_board(name), name) for name in VARIANT_CHOICES}}
 
     @app.get("/api/board")
-    def board(position: PositionText, variant: Variant = "standard",
+    def board(position: PositionText, variant: VariantName = "standard",
               move: Annotated[str | None, Query(max_length=MAX_MOVE_CHARS)] = None, dice: DiceText = None,
               mover: Annotated[str, Query(max_length=40)] = "X", opponent: Annotated[str, Query(max_length=40)] = "O"):
         """The position as an SVG picture, with pip counts and match state; with ``move``, the position after it
-        (still from the mover's side) and ``arrows``, its steps as [from, to] points (25 the bar, 0 off)."""
-        board, state = position_in_variant(position, variant)
+        (still from the mover's side) and ``arrows``, its steps as [from, to] points (25 an entry, from the bar
+        or, in Acey-Deucey, from off the board; 0 off)."""
+        rules = variant_named(variant)
+        board, state = position_in_variant(position, rules)
         arrows, title = [], position
         if move is not None:
             dice = dice_for(roll(dice), state)
-            play = find_play(board, dice, move)
+            play = find_play(board, dice, move, rules)
             board, title = play.board, f"after {play.notation or '(no move)'}"
             arrows = [[int(s), int(t)] for s, t in play.steps if s > 0]
             state = replace(state or MatchState(), dice=dice)
-        svg = board_svg(board, state, variant_checkers(variant), title=title, names=(mover, opponent))
-        return {"position": position, "svg": svg, "pips": pip_counts(board).tolist(), "arrows": arrows,
-                "state": asdict(state) if state else None}
+        svg = board_picture(board, state, rules, title=title, names=(mover, opponent))
+        return {"position": position, "svg": svg, "pips": pip_counts(board, rules.geometry).tolist(),
+                "arrows": arrows, "state": asdict(state) if state else None}
 
     @app.get("/api/moves")
-    def moves(position: PositionText, dice: DiceText = None):
+    def moves(position: PositionText, dice: DiceText = None, variant: VariantName = "standard"):
         """Every legal play of the roll: ``gammon moves --json``."""
-        board, state = position_in_variant(position)
-        return moves_report(board, dice_for(roll(dice), state))
+        board, state = position_in_variant(position, variant)
+        return moves_report(board, dice_for(roll(dice), state), variant)
 
     @app.get("/api/eval")
-    def evaluate(position: PositionText, ply: Ply = 0, variant: Variant = "standard"):
+    def evaluate(position: PositionText, ply: Ply = 0, variant: VariantName = "standard"):
         """Cubeless probabilities, cubeless and cubeful equity at 0..ply: ``gammon eval --json``."""
         board, state = position_in_variant(position, variant)
         return eval_report(analyst(variant), position, board, state, ply)
 
     @app.get("/api/hint")
-    def hint(position: PositionText, dice: DiceText = None, ply: Ply = 1, variant: Variant = "standard"):
+    def hint(position: PositionText, dice: DiceText = None, ply: Ply = 1, variant: VariantName = "standard"):
         """Every legal play ranked by cubeful equity (EMG in a match): ``gammon hint --json``."""
         board, state = position_in_variant(position, variant)
         return hint_report(analyst(variant), position, board, state, dice_for(roll(dice), state), ply)
 
     @app.get("/api/cube")
-    def cube(position: PositionText, ply: Ply = 2, variant: Variant = "standard"):
+    def cube(position: PositionText, ply: Ply = 2, variant: VariantName = "standard"):
         """No double / double, take / double, pass, with the equities (and MWC in a match): ``gammon cube --json``."""
         board, state = position_in_variant(position, variant)
         return cube_report(analyst(variant), position, board, state, ply)

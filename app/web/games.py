@@ -5,8 +5,9 @@ loop) runs it and the commands are the words ``gammon play`` reads (``roll``, ``
 ``take``, ``pass``, a move like ``24/18 13/11``, ``resign gammon``, ``hint``). The loop runs
 in a thread of its own and stops at each prompt until the page sends a command; a request
 hands over one command and returns at the next prompt, so the bot's replies are played by
-then. The board, the cube and the score the page draws follow the loop's events. The
-table keeps a few games in memory; a game left alone for ``IDLE_SECONDS`` ends.
+then. The board, the cube and the score the page draws follow the loop's events, turned
+round by the variant's geometry. The table keeps a few games in memory; a game left alone
+for ``IDLE_SECONDS`` ends.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import time
 
 import numpy as np
 
-from engine.board import flip, starting_board, variant_checkers
+from engine.board import starting_board
 from engine.errors import GammonError
 from engine.formats import MatchState, gnubgid
 from engine.game import GameEvent
 from engine.notation import legal_plays
 from engine.svg import board_svg
+from engine.variants import Variant, variant_named
 
 from ..terminal import YOU, Quit, TerminalGame
 
@@ -31,6 +33,13 @@ IDLE_SECONDS = 1800  # a game nobody has answered for this long ends, and its th
 REPLY_SECONDS = 120  # the longest a request waits for the bot to reach the next prompt
 MAX_GAMES = 16
 PROMPTS = {"roll> ": "roll", "move> ": "move", "take or pass> ": "answer"}
+
+
+def board_picture(board: np.ndarray, state: MatchState | None, variant: str | Variant, **labels) -> str:
+    """The SVG of ``board`` in ``variant``: its checkers per side, and its geometry for the opponent's pips
+    (``labels``: ``title``, ``names``, as :func:`engine.svg.board_svg` takes them)."""
+    rules = variant_named(variant)
+    return board_svg(board, state, rules.checkers, geometry=rules.geometry, **labels)
 
 
 class NoSuchGame(GammonError):
@@ -125,8 +134,9 @@ class WebGame(TerminalGame):
             self.view = starting_board(self.variant)
             self.cube_value, self.cube_owner, self.crawford = event.value, -1, event.crawford
         elif event.kind == "move":
-            after = next(p.board for p in legal_plays(event.board, event.dice) if p.notation == event.move)
-            self.view = after if event.player == YOU else flip(after)
+            plays = legal_plays(event.board, event.dice, self.variant)
+            after = next(p.board for p in plays if p.notation == event.move)  # from the mover's side
+            self.view = after if event.player == YOU else variant_named(self.variant).geometry.flip(after)
         elif event.kind == "take":
             self.cube_value, self.cube_owner = event.value, event.player
 
@@ -137,11 +147,11 @@ class WebGame(TerminalGame):
         state = MatchState(cube=self.cube_value, cube_owner=self.cube_owner, on_roll=YOU, turn=YOU,
                            crawford=self.crawford, game_state=2 if self.over else 1, dice=dice or (0, 0),
                            match_length=self.length, score=tuple(self.score))
-        legal = [p.notation for p in legal_plays(self.position[0], dice)] if dice else []
+        legal = [p.notation for p in legal_plays(self.position[0], dice, self.variant)] if dice else []
         return {"id": self.id, "prompt": self.prompt, "over": self.over, "variant": self.variant,
                 "length": self.length, "score": list(self.score), "dice": list(dice) if dice else None,
-                "legal": legal, "position": gnubgid(self.view, state), "log": list(self.lines),
-                "svg": board_svg(self.view, state, variant_checkers(self.variant), names=("you", "bot"))}
+                "legal": legal, "position": gnubgid(self.view, state, self.variant), "log": list(self.lines),
+                "svg": board_picture(self.view, state, self.variant, names=("you", "bot"))}
 
 
 class GameTable:

@@ -147,9 +147,13 @@ function pointAt(svg, event) {
   return null;
 }
 
-function fillVariants(names) {
+// The variant menus, from /api/variants; each variant's starting Position ID is kept for the start button.
+const startingPositions = {};
+
+function fillVariants({ variants, starting_positions: starts }) {
+  Object.assign(startingPositions, starts);
   for (const select of document.querySelectorAll("select.variant")) {
-    select.replaceChildren(...names.map((name) => make("option", { value: name }, name)));
+    select.replaceChildren(...variants.map((name) => make("option", { value: name }, name)));
     select.value = "standard";
   }
 }
@@ -281,6 +285,11 @@ async function showEvaluation() {
     table(["", ...PROBABILITIES, "Cubeless", "Cubeful"], rows));
 }
 
+function showStartingPosition() {
+  $("position").value = startingPositions[$("variant").value];
+  return showPosition();
+}
+
 function analysePosition(position, variant) {
   $("position").value = position;
   $("variant").value = variant;
@@ -344,7 +353,8 @@ function pickPoint(event) {
   if (point === null) return;
   svg.querySelector(".picked")?.remove();
   if (play.picked === null) {
-    if (point === OFF) return;
+    // The tray is a source only for checkers still to enter (Acey-Deucey's, drawn there): "off/22".
+    if (point === OFF && !svg.querySelector("rect.to-enter.mover")) return;
     play.picked = point;
     const [x, y] = spot(svg, point);
     svg.append(svgNode("circle", { cx: x, cy: y, r: 23, class: "picked" }));
@@ -504,6 +514,7 @@ function wire() {
   $("rolls").replaceChildren(...rolls);
 
   onSubmit("position-form", "position-message", showPosition);
+  onClick("start-button", "position-message", showStartingPosition);
   onSubmit("analysis-form", "position-message", showHints);
   onClick("cube-button", "position-message", showCube);
   onClick("eval-button", "position-message", showEvaluation);
@@ -537,7 +548,7 @@ function wire() {
 async function start() {
   wire();
   await guarded("position-message", async () => {
-    fillVariants((await request("/api/variants")).variants);
+    fillVariants(await request("/api/variants"));
     await showPosition();
   });
 }
