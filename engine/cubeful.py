@@ -37,6 +37,7 @@ class EvaluatorPlayer:
         if move_plies and not self.has_probabilities:
             raise GammonError(f"{self.name} cannot search ahead: it has no probability estimates")
         self.policy = ply_policy(evaluator, move_plies) if move_plies else evaluator_policy(evaluator)
+        self.wild_filter = getattr(self.policy, "wild_filter", None)
         self.cube_plies = cube_plies
 
     def _decisions(self, boards: np.ndarray, cubes: list[Cube]):

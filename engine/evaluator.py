@@ -33,7 +33,7 @@ from typing import Protocol
 import numpy as np
 
 from .game import Policy, best_in_groups
-from .movegen import Afterstates
+from .movegen import Afterstates, WildFilter
 from .probability import afterstate_probs, cubeless_equity
 from .variants import Variant
 
@@ -65,16 +65,49 @@ def rolls_again(afterstates: Afterstates) -> np.ndarray:
 def afterstate_scores(evaluator: Evaluator, afterstates: Afterstates) -> np.ndarray:
     """(M,) scores of every afterstate for its mover: ``score_afterstates``, except that after a wild
     roll a probability evaluator values the position with the mover on roll again."""
-    again = rolls_again(afterstates)
+    return board_scores(evaluator, afterstates.boards, rolls_again(afterstates))
+
+
+def board_scores(evaluator: Evaluator, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+    """(M,) scores of positions just moved for their mover, who plays again where ``again`` says so."""
     if again.any() and hasattr(evaluator, "probabilities"):
-        return afterstate_equity(evaluator, afterstates.boards, again)
-    return np.asarray(evaluator.score_afterstates(afterstates.boards), dtype=np.float64)
+        return afterstate_equity(evaluator, boards, again)
+    return np.asarray(evaluator.score_afterstates(boards), dtype=np.float64)
+
+
+# A wild roll's two dice can be played a few dozen ways, each followed by any of six doubles:
+# 10,000 to 17,000 afterstates a turn. The bots go on to the doubles from the best few only.
+WILD_KEEP = 3
+
+
+def wild_filter(evaluator: Evaluator, keep: int = WILD_KEEP) -> WildFilter:
+    """A bot's :data:`engine.movegen.WildFilter`: of a wild roll's plays of its own two dice, the
+    ``keep`` best for the mover (valued as his position on roll, for he moves again) go on."""
+
+    def best_few(boards: np.ndarray, group: np.ndarray) -> np.ndarray:
+        return best_k_in_groups(board_scores(evaluator, boards, np.ones(len(boards), dtype=bool)), group, keep)
+
+    return best_few
+
+
+def best_k_in_groups(values: np.ndarray, group: np.ndarray, keep: int) -> np.ndarray:
+    """(M,) bool: the ``keep`` largest values of each group (``group``: (M,) labels; first ones on ties)."""
+    order = np.lexsort((-values, group))
+    labels = group[order]
+    rank = np.arange(len(order)) - np.searchsorted(labels, labels)
+    chosen = np.zeros(len(values), dtype=bool)
+    chosen[order[rank < keep]] = True
+    return chosen
 
 
 def evaluator_policy(evaluator: Evaluator) -> Policy:
-    """0-ply play: the afterstate with the best score for the mover (first one on ties)."""
+    """0-ply play: the afterstate with the best score for the mover (first one on ties).
+
+    In a variant with a wild roll the policy carries its :func:`wild_filter` (``choose.wild_filter``),
+    which the game loop hands to the move generator."""
 
     def choose(afterstates: Afterstates) -> np.ndarray:
         return best_in_groups(afterstate_scores(evaluator, afterstates), afterstates.offsets)
 
+    choose.wild_filter = wild_filter(evaluator)
     return choose

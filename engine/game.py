@@ -4,7 +4,8 @@ A *policy* is any callable ``policy(afterstates) -> choice`` that receives the
 :class:`~engine.movegen.Afterstates` of every game it must move in, and returns for
 each game the flat index (into ``afterstates.boards``) of the afterstate it plays.
 Evaluators from ``models/`` plug in through :func:`engine.evaluator.evaluator_policy`;
-the engine itself never imports them.
+the engine itself never imports them. A player may carry a ``wild_filter``
+(:data:`engine.movegen.WildFilter`), handed to the generator to prune its wild rolls' plays.
 
 Scoring (docs/rules.md): the game ends the moment a side bears off its last checker; the
 loser pays 1 (single), 2 (gammon: nothing borne off) or 3 (backgammon: nothing borne
@@ -141,6 +142,7 @@ class Cubeless:
 
     def __init__(self, policy: Policy):
         self.policy = policy
+        self.wild_filter = getattr(policy, "wild_filter", None)  # its bot's pruning of a wild roll's plays
 
 
 @dataclass
@@ -359,7 +361,8 @@ def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: n
             movers = player[mine]
             roll = np.where(preset[mine, None], dice[mine], fresh[mine])
             before = boards[mine]
-            afterstates = generate(before, roll, check=False, variant=variant)
+            afterstates = generate(before, roll, check=False, variant=variant,
+                                   wild_filter=getattr(players[side], "wild_filter", None))
             choice = np.asarray(players[side].policy(afterstates), dtype=np.int64)
             _check_choice(choice, afterstates)
             after = afterstates.boards[choice]

@@ -47,8 +47,9 @@ Variants (:mod:`engine.variants`) are read from two hooks, never from a copy of 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -63,6 +64,8 @@ UNENTERED_COLS = slice(32, 34)  # the mover's checkers still to enter, then the 
 MOVER_UNENTERED_COL = UNENTERED_COLS.start
 BAR = 25  # the mover's bar: the source of a checker entering, from the bar or from off the board
 WILD_STEPS = 6  # a wild roll's play: its two dice, then the four of the double chosen
+# (boards after a wild roll's two dice, mover to play a double next; the input each belongs to) -> bool keep mask
+WildFilter = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 _BITS_POINTS = np.uint32(((1 << 26) - 1) & ~1)  # bits 1..25: points 1..24 and the bar
 _BITS_TARGETS = np.uint32(((1 << 25) - 1) & ~1)  # bits 1..24: points a checker can land on
@@ -369,7 +372,8 @@ def _not_reached_high_first(once: np.ndarray, from_bar: np.ndarray) -> np.ndarra
     return np.where(from_bar | (target <= 0), _BITS_POINTS, landing | bearing_off).astype(np.uint32)
 
 
-def generate(boards, dice, *, check: bool = True, variant: str | Variant = "standard") -> Afterstates:
+def generate(boards, dice, *, check: bool = True, variant: str | Variant = "standard",
+             wild_filter: WildFilter | None = None) -> Afterstates:
     """All distinct legal afterstates of every (board, dice) pair.
 
     ``boards``: (N, 26) integers in the layout of :mod:`engine.board`, mover to play
@@ -379,6 +383,10 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
     boards themselves). ``variant`` (a name or a :class:`~engine.variants.Variant`) gives
     the rules; backgammon's by default. A wild roll's afterstates are those of the whole
     turn: the roll, then the double the player chooses (``Afterstates.extra_roll``).
+    ``wild_filter`` (a player's, not a rule) keeps some of a wild roll's plays before the
+    double is chosen and drops the rest, so a bot need not weigh every one of the turn's
+    thousands of afterstates (:func:`engine.evaluator.wild_filter`); every afterstate left
+    is legal.
     """
     variant = variant_named(variant)
     boards = np.asarray(boards)
@@ -397,7 +405,7 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
             raise BoardError(f"dice must be 1..6; got {dice[np.any((dice < 1) | (dice > 6), axis=1)][0].tolist()}")
     boards = boards.astype(np.int8, copy=False)
     if variant.wild_roll is not None:
-        return _with_wild_roll(boards, dice, variant)
+        return _with_wild_roll(boards, dice, variant, wild_filter)
     rows, _, parent, dice_used = _legal_plays(boards, dice, variant)
     return _afterstates(_boards_of(rows).copy(), parent, rows[:, STEP_COLS.start : ROW].copy(), dice_used,
                         np.zeros(len(boards), dtype=bool))
@@ -433,14 +441,16 @@ def _afterstates(boards, parent, plays, dice_used, extra_roll) -> Afterstates:
                        extra_roll=extra_roll)
 
 
-def _with_wild_roll(boards: np.ndarray, dice: np.ndarray, variant: Variant) -> Afterstates:
+def _with_wild_roll(boards: np.ndarray, dice: np.ndarray, variant: Variant,
+                    wild_filter: WildFilter | None) -> Afterstates:
     """:func:`generate` in a variant with a wild roll: other rolls as usual, wild ones by
     :func:`_wild_plays`, every play written in the six-step record."""
     n = len(boards)
     wild = variant.is_wild(dice)
     dice_used = np.zeros(n, dtype=np.int8)
     parts = []
-    for chosen, plays_of in ((np.flatnonzero(~wild), _plain_plays), (np.flatnonzero(wild), _wild_plays)):
+    for chosen, plays_of in ((np.flatnonzero(~wild), _plain_plays),
+                             (np.flatnonzero(wild), partial(_wild_plays, wild_filter=wild_filter))):
         if len(chosen):
             rows, parent, plays, used = plays_of(boards[chosen], dice[chosen], variant)
             dice_used[chosen] = used
@@ -459,14 +469,20 @@ def _plain_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant):
     return rows, parent, plays, dice_used
 
 
-def _wild_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant):
+def _wild_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant, wild_filter: WildFilter | None = None):
     """A wild roll (Acey-Deucey's 1-2): its two dice as any roll (compulsory play as usual),
     then, from each afterstate, any double the player chooses, played as fully as it can be.
 
     The afterstates are the union over the six doubles, one per distinct position and input;
-    a play is written as six steps, the wild roll's two and the double's four.
+    a play is written as six steps, the wild roll's two and the double's four. A
+    ``wild_filter`` chooses which of the two dice's plays go on to a double.
     """
     first, _, first_input, first_used = _legal_plays(boards, dice, variant)
+    if wild_filter is not None:
+        kept = np.flatnonzero(np.asarray(wild_filter(_boards_of(first), first_input), dtype=bool))
+        if not np.array_equal(np.unique(first_input[kept]), np.unique(first_input)):
+            raise ValueError("a wild filter must keep at least one play of every roll")
+        first, first_input = _take_rows(first, kept), first_input[kept]
     faces = np.tile(np.arange(1, 7, dtype=np.int8), len(first))  # each afterstate once with every double
     then, keys, then_input, then_used = _legal_plays(np.repeat(_boards_of(first), 6, axis=0),
                                                      np.stack([faces, faces], axis=1), variant)

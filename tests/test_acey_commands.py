@@ -14,9 +14,9 @@ from app.terminal import TerminalGame
 from engine.bearoff import WithBearoff
 from engine.board import CONTACT, RACE, position_class
 from engine.errors import GammonError
-from engine.evaluator import afterstate_scores, evaluator_policy
+from engine.evaluator import WILD_KEEP, afterstate_equity, afterstate_scores, evaluator_policy, wild_filter
 from engine.formats import parse_position, position_id
-from engine.game import duplicate_duel, play_games, random_policy
+from engine.game import Cubeless, Rules, duplicate_duel, play, play_games, random_policy
 from engine.movegen import generate
 from engine.notation import MoveError, find_play, format_move, legal_plays
 from engine.probability import afterstate_probs, cubeless_equity, exclusive_results
@@ -99,6 +99,44 @@ def test_players_search_and_the_trainer_value_a_1_2_turn_from_the_movers_side(sa
     targets = trainer.result_distribution(afterstates.boards[:50], np.ones(50, dtype=bool))
     mine = NetEvaluator(trainer.model, variant=ACEY).probabilities(afterstates.boards[:50])
     assert np.allclose(targets, exclusive_results(mine), atol=1e-6)  # the TD target: the same side, on roll
+
+
+def test_a_bots_wild_filter_sends_only_its_best_plays_of_the_1_2_on_to_a_double(sample):
+    torch.manual_seed(0)
+    net = NetEvaluator(build_model("all=tesauro198+enter", (8,)), variant=ACEY)
+    full = generate(sample[None], np.array([WILD]), variant=ACEY)
+    everything = generate(sample[None], np.array([WILD]), variant=ACEY, wild_filter=lambda b, g: np.ones(len(b), bool))
+    assert np.array_equal(everything.boards, full.boards) and np.array_equal(everything.plays, full.plays)
+
+    seen = {}
+
+    def spy(boards, group):
+        seen["boards"] = boards
+        return wild_filter(net)(boards, group)
+
+    pruned = generate(sample[None], np.array([WILD]), variant=ACEY, wild_filter=spy)
+    first = seen["boards"]
+    values = afterstate_equity(net, first, np.ones(len(first), dtype=bool))  # the mover's, on roll again
+    assert len(first) > WILD_KEEP
+    kept = first[np.argsort(-values, kind="stable")[:WILD_KEEP]]
+    doubles = np.array([(d, d) for d in range(1, 7)] * WILD_KEEP)
+    then = generate(np.repeat(kept, 6, axis=0), doubles, variant=ACEY)  # each kept play, then any double
+    as_set = lambda boards: set(map(bytes, boards.astype(np.int8)))  # noqa: E731
+    assert as_set(pruned.boards) == as_set(then.boards) and as_set(pruned.boards) < as_set(full.boards)
+    assert pruned.extra_roll.all() and len(pruned.boards) < len(full.boards) / 2
+    with pytest.raises(ValueError, match="at least one play of every roll"):
+        generate(sample[None], np.array([WILD]), variant=ACEY, wild_filter=lambda b, g: np.zeros(len(b), bool))
+
+
+def test_bots_and_the_trainer_hand_their_wild_filter_to_the_game_loop():
+    torch.manual_seed(0)
+    policy = evaluator_policy(NetEvaluator(build_model("all=tesauro198+enter", (8,)), variant=ACEY))
+    trainer = Trainer(Config(variant="acey-deucey", parallel=8, hidden=8, threads=1))
+    for player, original in ((Cubeless(policy), policy.wild_filter), (trainer, trainer.wild_filter)):
+        calls = []
+        player.wild_filter = lambda b, g, keep=original: calls.append(len(b)) or keep(b, g)
+        result = play((player, player), 8, seed=3, rules=Rules(variant="acey-deucey"), stop_after=60)
+        assert calls and result.boards.shape == (8, 28)
 
 
 # -- the nets' inputs and positions ----------------------------------------------------------

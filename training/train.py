@@ -36,7 +36,7 @@ import torch
 from tqdm import tqdm
 
 from engine.errors import GammonError
-from engine.evaluator import evaluator_policy, rolls_again
+from engine.evaluator import WILD_KEEP, best_k_in_groups, evaluator_policy, rolls_again
 from engine.files import atomic_write
 from engine.game import Rules, best_in_groups, duplicate_duel, play
 from engine.probability import RESULT_POINTS, afterstate_probs, exclusive_results
@@ -172,6 +172,12 @@ class Trainer:
         choice = best_in_groups(results @ RESULT_POINTS, afterstates.offsets)
         self.targets = torch.from_numpy(results[choice]).to(self.device)
         return choice
+
+    def wild_filter(self, boards: np.ndarray, group: np.ndarray) -> np.ndarray:
+        """The plays of a wild roll's own two dice that go on to a double: the best few for the mover,
+        who moves again (as :func:`engine.evaluator.wild_filter` keeps them)."""
+        results = self.result_distribution(boards, np.ones(len(boards), dtype=bool))
+        return best_k_in_groups(results @ RESULT_POINTS, group, WILD_KEEP)
 
     def learn(self, before: np.ndarray, after: np.ndarray) -> None:
         """One TD(0) step: the positions moved from towards the distribution after the chosen moves."""
