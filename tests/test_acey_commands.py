@@ -105,7 +105,8 @@ def test_a_bots_wild_filter_sends_only_its_best_plays_of_the_1_2_on_to_a_double(
     torch.manual_seed(0)
     net = NetEvaluator(build_model("all=tesauro198+enter", (8,)), variant=ACEY)
     full = generate(sample[None], np.array([WILD]), variant=ACEY)
-    everything = generate(sample[None], np.array([WILD]), variant=ACEY, wild_filter=lambda b, g: np.ones(len(b), bool))
+    everything = generate(sample[None], np.array([WILD]), variant=ACEY,
+                          wild_filter=lambda b, g: np.ones(len(b), bool))
     assert np.array_equal(everything.boards, full.boards) and np.array_equal(everything.plays, full.plays)
 
     seen = {}

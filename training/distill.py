@@ -76,7 +76,7 @@ class DistillConfig:
     chunk: int = 500  # positions labelled per step
     replay: int = 0  # earlier generations (sibling folders genK) whose positions and labels join the fit
     relabel: bool = False  # label the replayed positions anew with this generation's search (else keep their labels)
-    fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: contact=512, contact=512x256
+    fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: contact=512x256
     rivals: float = 0.0  # share of moves whose near-best rival play is collected too (collect_positions)
 
 
