@@ -135,7 +135,7 @@ def test_bots_and_the_trainer_hand_their_wild_filter_to_the_game_loop():
     trainer = Trainer(Config(variant="acey-deucey", parallel=8, hidden=8, threads=1))
     for player, original in ((Cubeless(policy), policy.wild_filter), (trainer, trainer.wild_filter)):
         calls = []
-        player.wild_filter = lambda b, g, keep=original: calls.append(len(b)) or keep(b, g)
+        player.wild_filter = lambda b, g, keep=original, calls=calls: calls.append(len(b)) or keep(b, g)
         result = play((player, player), 8, seed=3, rules=Rules(variant="acey-deucey"), stop_after=60)
         assert calls and result.boards.shape == (8, 28)
 
