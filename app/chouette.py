@@ -227,7 +227,7 @@ def cmd_chouette(args) -> int:
     if set(sheet.players) <= sheet.bots and args.games is None:
         raise ChouetteError("every seat is a bot: say how many games with --games N")
     read = stdin_reader()
-    session = ChouetteSession(sheet, args.sheet, load_analyst(args.model), read=read, seed=args.seed)
+    session = ChouetteSession(sheet, args.sheet, load_analyst(args.model, estimates=False), read=read, seed=args.seed)
     return session.run(args.games)
 
 

@@ -71,7 +71,7 @@ def cmd_play(args) -> int:
     from models.players import load_analyst
 
     read = stdin_reader()
-    game = TerminalGame(load_analyst(args.model, variant=args.variant), length=args.length, seed=args.seed, read=read,
+    game = TerminalGame(load_analyst(args.model, variant=args.variant, estimates=False), length=args.length, seed=args.seed, read=read,
                         write=print, record_path=args.record, variant=args.variant)
     return game.run()
 
@@ -135,7 +135,7 @@ def cmd_serve(args) -> int:
     from models.players import load_analyst
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(message)s")
-    bot = Bot(load_analyst(args.model), plies=args.ply)
+    bot = Bot(load_analyst(args.model, estimates=False), plies=args.ply)
     limits = {"idle_timeout": args.idle_timeout, "max_connections": args.max_connections}
     with _listening((args.host, args.port), bot, **limits) as server:
         host, port = server.server_address[:2]

@@ -69,8 +69,12 @@ def load_player(spec: str, seed: int = 0, variant: str | Variant = "standard"):
     return net
 
 
-def load_analyst(spec: str, seed: int = 0, variant: str | Variant = "standard"):
+def load_analyst(spec: str, seed: int = 0, variant: str | Variant = "standard", estimates: bool = True):
     """``load_player`` for analysis: a network (or gnubg) answers bear-offs from the exact databases.
+
+    Analysis (eval, hint, cube, rollouts, reviews) needs the player's probability estimates:
+    a player without them (pubeval, heuristic, random) is refused in one line, unless
+    ``estimates`` is False (a bot to play against).
 
     The databases (engine/bearoff.py) are built on first use (a few seconds) and cached. They
     hold one side's bear-off alone, so they serve every variant whose bear-offs are races: in
@@ -79,6 +83,9 @@ def load_analyst(spec: str, seed: int = 0, variant: str | Variant = "standard"):
     """
     player = load_player(spec, seed, variant)
     if not hasattr(player, "probabilities"):
+        if estimates:
+            raise GammonError(f"{spec} has no probability estimates to analyse with: give a net (default, a "
+                              f"weights file) or gnubg")
         return player
     from engine.bearoff import WithBearoff
 

@@ -182,6 +182,15 @@ def test_dice_are_two_digits_one_to_six(capsys):
         assert stop.value.code == 2 and "dice are two digits" in capsys.readouterr().err
 
 
+def test_analysis_refuses_players_without_probability_estimates_in_one_line(capsys):
+    for argv in (["hint", "4HPwATDgc/ABMA", "--dice", "31", "--model", "heuristic"],
+                 ["eval", "4HPwATDgc/ABMA", "--model", "pubeval"], ["cube", "4HPwATDgc/ABMA", "--model", "random"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.endswith("has no probability estimates to analyse with: give a net (default, a weights file) "
+                            "or gnubg") and len(err.splitlines()) == 1
+
+
 def test_serve_on_an_unusable_host_gives_one_line(capsys):
     assert main(["serve", "--host", "999.1.1.1", "--port", "0"]) == 2
     err = capsys.readouterr().err.strip()

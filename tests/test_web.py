@@ -160,6 +160,13 @@ def test_a_game_goes_on_after_your_move_with_the_bot_reply(client):
     assert client.get(f"/api/games/{game['id']}").json()["position"] == after["position"]
 
 
+def test_a_player_without_estimates_is_refused_with_a_reason_not_a_500():
+    with TestClient(api.create_app("heuristic")) as heuristic:
+        for response in (heuristic.get("/api/hint", params={"position": "4HPwATDgc/ABMA", "dice": "31"}),
+                         heuristic.post("/api/games", json={"seed": 3})):
+            assert response.status_code == 400 and "probability estimates" in response.json()["detail"]
+
+
 def test_an_illegal_move_is_refused_and_the_prompt_stays(client):
     game = to_move_prompt(client, new_game(client, seed=3))
     refused = send(client, game, "24/1")
