@@ -71,8 +71,9 @@ def cmd_play(args) -> int:
     from models.players import load_analyst
 
     read = stdin_reader()
-    game = TerminalGame(load_analyst(args.model, variant=args.variant, estimates=False), length=args.length, seed=args.seed, read=read,
-                        write=print, record_path=args.record, variant=args.variant)
+    bot = load_analyst(args.model, variant=args.variant, estimates=False)
+    game = TerminalGame(bot, length=args.length, seed=args.seed, read=read, write=print, record_path=args.record,
+                        variant=args.variant)
     return game.run()
 
 
