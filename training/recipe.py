@@ -63,9 +63,9 @@ RECIPES = {
             # a contact net of two hidden layers, from random weights, on generation 12's whole set and its own
             DistillConfig(positions=100_000, seed=23, replay=2, rivals=0.5, fresh="contact=512x256", split="hash",
                           cosine=True, epochs=60),
-            # deeper still: three hidden layers, on generation 13's set and generation 13's labels of its own
-            DistillConfig(positions=100_000, seed=24, replay=3, rivals=0.5, fresh="contact=512x384x256", split="hash",
-                          cosine=True, epochs=50),
+            # every position labelled again by generation 13's search, the two-layer net fine-tuned on them
+            DistillConfig(positions=100_000, seed=24, replay=13, relabel=True, rivals=0.5, split="hash", cosine=True,
+                          epochs=30, lr=2e-4),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
