@@ -12,10 +12,10 @@ from tqdm import tqdm
 
 from engine.advice import cube_result, hint_rows
 from engine.analysis import cube_efficiency, cubeful_equity, position_probs
-from engine.board import BoardError, render
+from engine.board import BoardError
 from engine.cube import Cube
 from engine.errors import GammonError
-from engine.formats import parse_position, position_id
+from engine.formats import position_id
 from engine.notation import legal_plays
 from engine.probability import cubeless_equity
 from engine.rollout import cubeful_rollout, rollout
@@ -228,8 +228,8 @@ def cmd_rollout(args) -> int:
     if args.batch:
         return batch_rollout(args)
     refuse_batch_options(args)
-    board, state = parse_position(need_position(args))
-    net = load_analyst(args.model)
+    board, state = position_in_variant(need_position(args), args.variant)
+    net = load_analyst(args.model, variant=args.variant)
     with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         if args.cubeful:
             cube = Cube.from_state(state).for_money()
@@ -242,7 +242,7 @@ def cmd_rollout(args) -> int:
     if args.json:
         print(json.dumps({"position": args.position, **result.as_dict()}))
         return 0
-    print(render(board))
+    print(draw(board, args.variant))
     low, high = result.ci95
     if args.cubeful:
         print(f"\n{result.games} cubeful money games, seed {args.seed}: equity {result.equity:+.3f} "
@@ -303,6 +303,7 @@ def register(sub) -> None:
                       "this device (default: numpy)")
     roll.add_argument("--seed", type=at_least(0), default=0)
     model_option(roll)
+    variant_option(roll, "the variant of the position, whose rules the games follow")
     roll.add_argument("--json", action="store_true")
     roll.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id), rolled out in shards")
     roll.add_argument("--out", help="where --batch writes its JSON Lines results (OUT.shards keeps finished work)")

@@ -1,10 +1,11 @@
 """``gammon rollout --batch IN --out OUT``: many rollouts, played in this process, a process pool or on Ray.
 
 IN is JSON Lines read and checked as for ``hint --batch`` (:mod:`app.batch`): ``{"id": ...,
-"gnubgid" | "position_id": ...}``. OUT gets one record per non-blank line, in input order: the
-id and the cubeless rollout (games, probs, equity, std_error, ci95, truncated), or the error
-record of a bad line. Run times are left out of OUT so that the same run always writes the
-same bytes; the closing line on stderr gives them.
+"gnubgid" | "position_id": ...}``, positions of ``--variant``, whose rules the games follow. OUT
+gets one record per non-blank line, in input order: the id and the cubeless rollout (games,
+probs, equity, std_error, ci95, truncated), or the error record of a bad line. Run times are
+left out of OUT so that the same run always writes the same bytes; the closing line on stderr
+gives them.
 
 The work is cut into shards (:mod:`engine.shards`) that a *runner* plays: this process
 (``--workers 1``), a pool of ``--workers K`` processes, or Ray tasks (``--ray auto`` joins the
@@ -51,8 +52,9 @@ class Entry:
     error: str | None = None
 
 
-def read_batch(source) -> list[Entry]:
-    """Every non-blank line of the binary ``source``, checked by :func:`app.batch.answer_line`."""
+def read_batch(source, variant: str = "standard") -> list[Entry]:
+    """Every non-blank line of the binary ``source`` (positions of ``variant``), checked by
+    :func:`app.batch.answer_line`."""
     entries, boards = [], []
 
     def keep(board, state, dice) -> dict:
@@ -63,7 +65,7 @@ def read_batch(source) -> list[Entry]:
         if raw is not TooLong and not raw.strip():
             continue  # blank lines are allowed and skipped
         boards.clear()
-        text, ok = answer_line(number, raw, keep)
+        text, ok = answer_line(number, raw, keep, variant)
         entries.append(Entry(number, json.loads(text)["id"], boards[0]) if ok else Entry(number, error=text))
     return entries
 
@@ -76,32 +78,33 @@ def _sha256(path) -> str:
     return digest.hexdigest()
 
 
-def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str) -> dict:
+def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str, variant: str) -> dict:
     """What decides every shard's numbers: a store made with other options cannot be resumed."""
-    from models.players import DEFAULT_MODEL
+    from models.players import shipped_model
 
-    weights = DEFAULT_MODEL if model == "default" else Path(model)
+    weights = shipped_model(variant) if model == "default" else Path(model)  # loaded already: it exists
     return {"input_sha256": _sha256(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
-            "model": model, "model_sha256": _sha256(weights) if weights.is_file() else None}
+            "model": model, "model_sha256": _sha256(weights) if weights.is_file() else None,
+            "variant": variant}
 
 
 # -- playing shards ------------------------------------------------------------------------
 
-_EVALUATORS: dict[str, object] = {}
+_EVALUATORS: dict[tuple[str, str], object] = {}
 
 
-def evaluator(model: str):
-    """The analyst ``model``, loaded once per process (a worker plays many shards)."""
-    if model not in _EVALUATORS:
+def evaluator(model: str, variant: str):
+    """The analyst ``model`` of ``variant``, loaded once per process (a worker plays many shards)."""
+    if (model, variant) not in _EVALUATORS:
         from models.players import load_analyst
 
-        _EVALUATORS[model] = load_analyst(model)
-    return _EVALUATORS[model]
+        _EVALUATORS[model, variant] = load_analyst(model, variant=variant)
+    return _EVALUATORS[model, variant]
 
 
-def play_block(model: str, truncate: int | None, shard: Shard) -> BlockStats:
-    """The task every runner runs: one shard, played by ``model``."""
-    return play_shard(evaluator(model), shard, truncate)
+def play_block(model: str, variant: str, truncate: int | None, shard: Shard) -> BlockStats:
+    """The task every runner runs: one shard, played by ``model`` in ``variant``."""
+    return play_shard(evaluator(model, variant), shard, truncate)
 
 
 # -- the batch -----------------------------------------------------------------------------
@@ -112,17 +115,18 @@ def store_path(out: Path) -> Path:
 
 
 def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model: str, runner: Runner,
-               block: int = BLOCK_GAMES) -> int:
-    """Roll out every position of ``batch`` into ``out``, resuming from ``out.shards``; 1 when a line failed."""
+               block: int = BLOCK_GAMES, variant: str = "standard") -> int:
+    """Roll out every position of ``batch`` (positions of ``variant``) into ``out``, resuming from
+    ``out.shards``; 1 when a line failed."""
     started = time.monotonic()
     out = Path(out)
     if out.is_dir():
         raise GammonError(f"--out {out} is a folder; give a file name")
     with open(batch, "rb") as source:  # a missing input fails before anything is loaded or written
-        entries = read_batch(source)
-    evaluator(model)  # an unknown model fails here, in one line, not in every worker
+        entries = read_batch(source, variant)
+    evaluator(model, variant)  # an unknown model or a net of another variant fails here, not in every worker
     shards = plan({e.line: e.board for e in entries if e.board is not None}, games, block, seed)
-    store = ShardStore(store_path(out), run_options(batch, games, truncate, seed, block, model))
+    store = ShardStore(store_path(out), run_options(batch, games, truncate, seed, block, model, variant))
     try:
         resumed = sum(shard.key in store.done for shard in shards)
         _play(shards, store, runner)
@@ -183,9 +187,9 @@ def batch_rollout(args) -> int:
         raise GammonError("--batch needs --out FILE")
     if args.cubeful:
         raise GammonError("--batch rolls out cubeless; --cubeful is for one position")
-    runner = runner_for(args, partial(play_block, args.model, args.truncate))
+    runner = runner_for(args, partial(play_block, args.model, args.variant, args.truncate))
     return roll_batch(args.batch, args.out, games=args.games, truncate=args.truncate, seed=args.seed,
-                      model=args.model, runner=runner)
+                      model=args.model, runner=runner, variant=args.variant)
 
 
 def refuse_batch_options(args) -> None:

@@ -1,10 +1,11 @@
 """Cubeless rollouts: play a position out many times, the evaluator moving for both sides.
 
 Games run batched through :func:`engine.game.play_games`, in chunks so a caller can show
-progress. Variance reduction: the first roll is stratified, game ``i`` starting with
-the ``i mod 36``-th of the 36 ordered rolls, so every first roll weighs exactly its
-1/36 (use a multiple of 36 games). Truncated rollouts stop after ``truncate`` turns and
-score each unfinished game with the evaluator. Same seed, same result.
+progress, by the rules of the evaluator's ``variant`` (its moves, its scoring). Variance
+reduction: the first roll is stratified, game ``i`` starting with the ``i mod 36``-th of the
+36 ordered rolls, so every first roll weighs exactly its 1/36 (use a multiple of 36 games).
+Truncated rollouts stop after ``truncate`` turns and score each unfinished game with the
+evaluator. Same seed, same result.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 from .cube import Cube
 from .errors import GammonError
 from .evaluator import ProbabilityEvaluator, evaluator_policy
-from .game import play, play_games
+from .game import Rules, play, play_games
 from .probability import cubeless_equity, outcome_probs, swap_sides
 
 FIRST_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
@@ -93,12 +94,13 @@ def cubeful_rollout(
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     player = EvaluatorPlayer(evaluator)
+    rules = Rules(variant=evaluator.variant.name)
     started = time.perf_counter()
     points, doubles, passes = [], 0, 0
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
-        result = play((player, player), n, seed=seed * 1_000_003 + first, start=board, start_cube=cube,
-                      first_dice=FIRST_ROLLS[(first + np.arange(n)) % 36])
+        result = play((player, player), n, seed=seed * 1_000_003 + first, rules=rules, start=board,
+                      start_cube=cube, first_dice=FIRST_ROLLS[(first + np.arange(n)) % 36])
         points.append(result.points / cube.value)
         doubles, passes = doubles + result.cube_turns, passes + result.passes
         if progress:
@@ -116,8 +118,8 @@ def _cubeless(evaluator, board, games, seed, truncate, progress) -> RolloutResul
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
         dice = FIRST_ROLLS[(first + np.arange(n)) % 36]
-        result = play_games((policy, policy), n, seed=seed * 1_000_003 + first, start=board, first_dice=dice,
-                            stop_after=truncate)
+        result = play_games((policy, policy), n, seed=seed * 1_000_003 + first, variant=evaluator.variant.name,
+                            start=board, first_dice=dice, stop_after=truncate)
         probs = outcome_probs(result.points)
         going = result.points == 0
         if going.any():

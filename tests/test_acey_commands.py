@@ -286,3 +286,57 @@ def test_play_takes_a_1_2_with_its_double_and_then_the_extra_roll(trained):
     assert prompt == then == "move> " and sorted(dice) == [1, 2] and " then " in typed
     assert any(line.startswith(f"You roll {dice[0]}-{dice[1]} and play {typed}.") for line in said)
     assert sorted(extra) != [1, 2] and "Session ended." in said
+
+
+# -- rollouts ---------------------------------------------------------------------------------
+
+# Our last three checkers on the 1-point, all fifteen of theirs still to enter. A double bears the three
+# off, and so does a 1-2 (its 1 and 2, then any double); each other roll leaves one: 8 of the 36 rolls win.
+LAST_THREE = position_id(acey_board({1: 3}, to_enter=(0, 15)), ACEY)
+
+
+def rollout_json(capsys, *argv: str) -> dict:
+    code, out, err = run(capsys, "rollout", *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_a_rollout_plays_the_1_2_and_scores_a_checker_never_entered_as_a_backgammon(capsys, trained):
+    net = (*V, "--model", trained, "--games", "72")
+    assert rollout_json(capsys, LAST_THREE, *net, "--truncate", "1")["truncated"] == 72 - 2 * 8
+    result = rollout_json(capsys, LAST_THREE, *net)
+    assert result["position"] == LAST_THREE and result["probs"] == [1.0, 1.0, 1.0, 0.0, 0.0]
+    assert result["equity"] == 3.0 and result["truncated"] == 0
+    # Whatever the cube does, a backgammon a game: 1 (double, pass), 3 or 6 (double, take) per starting cube.
+    assert rollout_json(capsys, LAST_THREE, *net, "--cubeful")["cubeful_equity"] in (1.0, 3.0, 6.0)
+    code, out, _ = run(capsys, "rollout", LAST_THREE, *net)
+    assert code == 0 and "to enter X 0, O 15" in out and "cubeless equity +3.000" in out
+
+
+def test_a_truncated_rollout_from_the_start_gives_sensible_probabilities(capsys, trained):
+    result = rollout_json(capsys, "AAAAAAAAAAAAAA-15-15", *V, "--model", trained, "--games", "72", "--truncate", "6")
+    win, gammon, backgammon, lose_gammon, lose_backgammon = result["probs"]
+    assert result["games"] == 72 and result["truncated"] == 72
+    assert 0 <= backgammon <= gammon <= win <= 1 and 0 <= lose_backgammon <= lose_gammon <= 1 - win
+
+
+def test_batch_rollouts_read_and_play_acey_positions(capsys, trained, tmp_path):
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "position_id": text}) + "\n"
+                              for i, text in enumerate((LAST_THREE, "AAAAAAAAAAAAAA-15-15", "4HPwATDgc/ABMA"))))
+    code, _, err = run(capsys, "rollout", "--batch", str(source), "--out", str(out), *V, "--model", trained,
+                       "--games", "36", "--truncate", "1")
+    last_three, start, standard = (json.loads(line) for line in out.read_text().splitlines())
+    assert code == 1 and "2 position(s) rolled out (36 games each), 1 failed" in err
+    assert last_three["truncated"] == 36 - 8 and start["truncated"] == 36
+    assert standard["error"] == "an Acey-Deucey position is 'PositionID-A-B' (A, B: checkers still to enter, " \
+                                "player on roll first); got '4HPwATDgc/ABMA'"
+
+
+def test_a_rollout_refuses_in_one_line_what_acey_deucey_cannot_play(capsys, trained, nothing_shipped):
+    for argv, fault in (((LAST_THREE,), "cannot read 'AAAADgAAAAAAAA-0-15' as a position"),
+                        (("AAAAAAAAAAAAAA-16-15", *V, "--model", trained), "holds 16 checkers; a side has only 15"),
+                        ((LAST_THREE, *V, "--model", trained, "--device", "cpu"), "roll acey-deucey out on the host"),
+                        ((LAST_THREE, *V), "no shipped net for acey-deucey: train one")):
+        code, _, err = run(capsys, "rollout", *argv)
+        assert code == 2 and err.count("\n") == 1 and fault in err, err

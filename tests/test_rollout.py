@@ -6,7 +6,8 @@ from test_analysis import PipEvaluator  # tests/ is on sys.path under pytest
 
 import engine.rollout as rollout_module
 from engine.board import starting_board
-from engine.rollout import FIRST_ROLLS, rollout
+from engine.rollout import FIRST_ROLLS, cubeful_rollout, rollout
+from engine.variants import VARIANTS
 
 
 def test_a_certain_gammon_rolls_out_to_exactly_two_points():
@@ -51,8 +52,6 @@ def test_truncated_games_are_scored_by_the_evaluator():
 
 
 def test_cubeful_rollouts_play_on_when_too_good_and_are_reproducible():
-    from engine.rollout import cubeful_rollout
-
     board = np.zeros(26, dtype=np.int8)
     board[1] = 1
     board[19:25] = [-3, -3, -3, -2, -2, -2]
@@ -61,3 +60,15 @@ def test_cubeful_rollouts_play_on_when_too_good_and_are_reproducible():
     a = cubeful_rollout(PipEvaluator(), starting_board(), games=72, seed=5)
     b = cubeful_rollout(PipEvaluator(), starting_board(), games=72, seed=5)
     assert a.equity == b.equity and a.ci95[0] <= a.equity <= a.ci95[1]
+
+
+def test_rollouts_play_and_score_by_the_evaluators_variant():
+    board = np.zeros(26, dtype=np.int8)
+    board[1] = 1  # our last checker comes off at once, all fifteen of theirs in our home board
+    board[2:7] = -3
+    fevga = PipEvaluator()
+    fevga.variant = VARIANTS["fevga"]  # where nothing is hit there are no backgammons
+    assert rollout(PipEvaluator(), board, games=36).equity == 3.0
+    assert rollout(fevga, board, games=36).probs.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert cubeful_rollout(PipEvaluator(), board, games=36).equity == 3.0
+    assert cubeful_rollout(fevga, board, games=36).equity == 2.0

@@ -16,7 +16,7 @@ LINES = [json.dumps({"id": "a", "position_id": POSITIONS[0]}), "not json",
          json.dumps({"id": "b", "gnubgid": POSITIONS[1] + ":cAkAAAAAAAAE"}), "",
          json.dumps({"id": "c", "position_id": POSITIONS[2]})]
 GAMES, BLOCK, TRUNCATE, SEED = 72, 36, 3, 7  # 2 blocks a position, 6 shards; short games keep it fast
-TASK = partial(play_block, "default", TRUNCATE)
+TASK = partial(play_block, "default", "standard", TRUNCATE)
 
 
 def roll(tmp_path, runner, name="out.jsonl"):

@@ -182,3 +182,107 @@ def test_a_greek_game_plays_to_the_end_at_the_prompt(nets, variant):
     assert "illegal: '24/12' is not legal" in said
     assert any(line.startswith(("You win", "The bot wins")) for line in game.record), game.record[-5:]
     assert not any("*" in line or "bar/" in line for line in game.record)
+
+
+# -- rollouts ---------------------------------------------------------------------------------
+
+
+def rollout_json(capsys, *argv: str) -> dict:
+    code, out, err = run(capsys, "rollout", *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def last_checker_on(point: int, theirs: dict[int, int]) -> np.ndarray:
+    """Our last checker on ``point`` (the rest borne off) and theirs on our points ``theirs`` {point: count}."""
+    board = np.zeros(26, dtype=np.int8)
+    board[point] = 1
+    for their_point, count in theirs.items():
+        board[their_point] = -count
+    return board
+
+
+# Our last checker comes off with any roll, all fifteen of theirs in our home board: a backgammon in backgammon.
+IN_OUR_HOME = last_checker_on(1, {2: 3, 3: 3, 4: 3, 5: 3, 6: 3})
+# A backgammon Position ID: our fifteen on our 12-point, theirs on their 24-point, the same point in these variants.
+BOTH_ON_12 = position_id(np.array([0, -15] + [0] * 10 + [15] + [0] * 13))
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_a_rollout_moves_and_scores_by_the_variants_rules(capsys, nets, variant):
+    net = ("--variant", variant, "--model", nets[variant], "--games", "72")
+    # Their lone checker holds our 1-point: of the 36 first rolls only 1-1 cannot bear ours off from the 2.
+    blocked = last_checker_on(2, {1: 1})
+    assert rollout_json(capsys, position_id(blocked, variant), *net, "--truncate", "1")["truncated"] == 2
+    # In backgammon 1-1 hits it (2/1* 1/off): every game ends at once.
+    assert rollout_json(capsys, position_id(blocked), "--games", "72", "--truncate", "1")["truncated"] == 0
+
+    pid = position_id(IN_OUR_HOME, variant)  # a gammon: these variants have no backgammons
+    result = rollout_json(capsys, pid, *net)
+    assert result["position"] == pid and result["probs"] == [1.0, 1.0, 0.0, 0.0, 0.0] and result["equity"] == 2.0
+    # Whatever the cube does, a gammon a game: 1 (double, pass), 2 or 4 (double, take) per starting cube, never 3.
+    assert rollout_json(capsys, pid, *net, "--cubeful")["cubeful_equity"] in (1.0, 2.0, 4.0)
+    code, out, _ = run(capsys, "rollout", pid, *net)  # drawn in the variant: their pips along their own track
+    assert code == 0 and "O: pips 240, off 0" in out and "cubeless equity +2.000" in out
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_a_truncated_rollout_of_a_middle_game_gives_sensible_probabilities(capsys, nets, variant):
+    pid = position_id(sample_position(variant), variant)
+    result = rollout_json(capsys, pid, "--variant", variant, "--model", nets[variant], "--games", "72",
+                          "--truncate", "4")
+    win, gammon, backgammon, lose_gammon, lose_backgammon = result["probs"]
+    assert result["games"] == 72 and 0 < result["truncated"] <= 72
+    assert 0 <= gammon <= win <= 1 and 0 <= lose_gammon <= 1 - win and backgammon == lose_backgammon == 0
+    assert result["ci95"][0] <= result["equity"] <= result["ci95"][1]
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_batch_rollouts_read_and_play_their_positions_in_the_variant(capsys, nets, tmp_path, variant):
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    lines = [{"id": "a", "position_id": position_id(IN_OUR_HOME, variant)},
+             {"id": "b", "position_id": position_id(sample_position(variant), variant)},
+             {"id": "c", "position_id": BOTH_ON_12}]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, _, err = run(capsys, "rollout", "--batch", str(source), "--out", str(out), "--variant", variant,
+                       "--model", nets[variant], "--games", "36", "--truncate", "3")
+    gammon, middle, wrong = (json.loads(line) for line in out.read_text().splitlines())
+    assert code == 1 and "2 position(s) rolled out (36 games each), 1 failed" in err
+    assert gammon["probs"] == [1.0, 1.0, 0.0, 0.0, 0.0] and middle["truncated"] > 0
+    assert wrong == {"id": "c", "line": 3, "error": f"both sides have checkers on point 12 in Position ID "
+                                                    f"'{BOTH_ON_12}'"}
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_a_rollout_refuses_in_one_line_what_the_variant_cannot_play(capsys, nets, variant):
+    code, _, err = run(capsys, "rollout", BOTH_ON_12, "--variant", variant, "--model", nets[variant])
+    assert code == 2 and err == f"gammon rollout: error: both sides have checkers on point 12 in Position ID " \
+                                f"'{BOTH_ON_12}'\n"
+    start = position_id(VARIANTS[variant].starting_board(), variant)
+    code, _, err = run(capsys, "rollout", start, "--variant", variant, "--model", nets[variant], "--device", "cpu")
+    assert code == 2 and err.count("\n") == 1 and f"roll {variant} out on the host" in err
+
+
+def test_a_hypergammon_rollout_plays_three_checkers_a_side(capsys, tmp_path):
+    # Our last checker comes off; their three are in their home board. With three a side they have
+    # borne none off (a gammon); the same Position ID in backgammon has twelve of theirs off (a single game).
+    pid = position_id(last_checker_on(1, {19: 1, 20: 1, 21: 1}))
+    assert rollout_json(capsys, pid, "--variant", "hypergammon", "--games", "36")["equity"] == 2.0
+    assert rollout_json(capsys, pid, "--games", "36")["equity"] == 1.0
+
+    start = position_id(VARIANTS["hypergammon"].starting_board())
+    for truncate in ((), ("--truncate", "5")):
+        result = rollout_json(capsys, start, "--variant", "hypergammon", "--games", "72", *truncate)
+        win, gammon, backgammon, lose_gammon, lose_backgammon = result["probs"]
+        assert 0 <= backgammon <= gammon <= win <= 1 and 0 <= lose_backgammon <= lose_gammon <= 1 - win
+        assert result["truncated"] == (72 if truncate else 0)
+
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text(json.dumps({"id": 1, "position_id": pid}) + "\n"
+                      + json.dumps({"id": 2, "position_id": "4HPwATDgc/ABMA"}) + "\n")
+    code, _, _ = run(capsys, "rollout", "--batch", str(source), "--out", str(out), "--variant", "hypergammon",
+                     "--games", "36")
+    gammon, opening = (json.loads(line) for line in out.read_text().splitlines())
+    assert code == 1 and gammon["equity"] == 2.0 and opening["error"] == "point 6 holds 5 checkers; a side has only 3"
+    code, _, err = run(capsys, "rollout", "4HPwATDgc/ABMA", "--variant", "hypergammon")
+    assert code == 2 and err == "gammon rollout: error: point 6 holds 5 checkers; a side has only 3\n"
