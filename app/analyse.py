@@ -66,10 +66,11 @@ def moves_report(board, dice, variant: str | Variant = "standard") -> dict:
 def eval_report(net, position: str, board, state, plies: int) -> dict:
     """Cubeless probabilities, cubeless and cubeful equity (money, per unit of the cube) at 0..``plies`` ply."""
     cube = Cube.from_state(state).for_money()
+    x = cube_efficiency(board, geometry=net.variant.geometry)[0]
     rows = []
     for depth in range(plies + 1):
         probs = position_probs(net, board[None], depth)[0]
-        cubeful = float(cubeful_equity(probs, cube, cube_efficiency(board)[0])) / cube.value
+        cubeful = float(cubeful_equity(probs, cube, x)) / cube.value
         rows.append({"plies": depth, "probs": probs.tolist(), "equity": float(cubeless_equity(probs)),
                      "cubeful": cubeful})
     return {"position": position, "evaluations": rows}

@@ -172,7 +172,8 @@ class Person:
     def cube_advice(self, board: np.ndarray, cube: Cube) -> str:
         """The bot's cube analysis for the player on roll in ``board``, holding ``cube`` (money, or the MET)."""
         probs = position_probs(self.evaluator, board[None], 1)[0]
-        decision = cube_decision(probs, cube, float(cube_efficiency(board)[0]))
+        x = float(cube_efficiency(board, geometry=variant_named(self.variant).geometry)[0])
+        decision = cube_decision(probs, cube, x)
         return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
                 f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
 

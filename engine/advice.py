@@ -54,7 +54,7 @@ def cube_result(net, board, state, plies: int) -> dict:
     ``reason`` too.
     """
     probs = position_probs(net, board[None], plies)[0]
-    x = float(cube_efficiency(board)[0])
+    x = float(cube_efficiency(board, geometry=net.variant.geometry)[0])
     cube = Cube.from_state(state)
     reason = no_double_reason(cube)
     common = {"plies": plies, "probs": probs.tolist(), "cubeless": float(cubeless_equity(probs))}

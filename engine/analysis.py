@@ -21,13 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import is_race, mover_counts, opponent_counts, pip_counts
+from .board import back_checkers, is_race, pip_counts
 from .cube import Cube, CubeDecision, verdict
 from .errors import GammonError
 from .evaluator import ProbabilityEvaluator, rolls_again
 from .game import best_in_groups, result_points
 from .movegen import generate
 from .probability import afterstate_probs, cubeless_equity, swap_sides
+from .variants import MIRRORED, Geometry
 
 # The 21 distinct rolls and their chances out of 36.
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
@@ -64,16 +65,22 @@ def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, pl
 # -- cube ---------------------------------------------------------------------------------
 
 
-def cube_efficiency(boards: np.ndarray) -> np.ndarray:
+def cube_efficiency(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     """Janowski's x for each position (player on roll), with gnubg's defaults: 0.68 in contact;
-    0.6 when both sides are bearing off; in other races 0.55 + 0.00125 * pip count of the
-    player on roll, kept within 0.6..0.7."""
+    0.6 when both sides are bearing off (every checker in its own home board, points 1..6 in
+    its own numbering); in other races 0.55 + 0.00125 * pip count of the player on roll, kept
+    within 0.6..0.7.
+
+    ``geometry`` is the variant's: it places the opponent's checkers, so it decides which
+    positions are races (:func:`engine.board.is_race`; on the rotated board of Fevga and
+    Moultezim, both sides in their own last halves) and whose checkers are home.
+    """
     b = np.asarray(boards)
     b = b.reshape(-1, b.shape[-1])  # 26 cells, or 28 with the checkers still to enter
-    pips = pip_counts(b)[:, 0].astype(np.float64)
-    bearing_off = (mover_counts(b)[:, 6:].sum(1) == 0) & (opponent_counts(b)[:, 6:].sum(1) == 0)
+    pips = pip_counts(b, geometry)[:, 0].astype(np.float64)
+    bearing_off = (back_checkers(b, geometry) <= 6).all(axis=-1)
     race = np.where(bearing_off, 0.6, np.clip(0.55 + 0.00125 * pips, 0.6, 0.7))
-    return np.where(is_race(b), race, 0.68)
+    return np.where(is_race(b, geometry), race, 0.68)
 
 
 def _average_win_loss(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,10 +117,10 @@ def cubeful_equity(probs: np.ndarray, cube: Cube, x: np.ndarray | float) -> np.n
     return cube.value * ((1.0 - x) * dead + x * _live_cube_equity(p, cube.owner, cube.jacoby))
 
 
-def cubeful_on_roll(probs: np.ndarray, boards: np.ndarray, cube: Cube) -> np.ndarray:
-    """Cubeful equity per unit of the cube (EMG in a match) of the player on roll in ``boards``, the cube
-    left where it is."""
-    x = cube_efficiency(boards)
+def cubeful_on_roll(probs: np.ndarray, boards: np.ndarray, cube: Cube, geometry: Geometry) -> np.ndarray:
+    """Cubeful equity per unit of the cube (EMG in a match) of the player on roll in ``boards`` (a board of
+    the variant with ``geometry``), the cube left where it is."""
+    x = cube_efficiency(boards, geometry=geometry)
     if cube.money:
         return cubeful_equity(probs, cube, x) / cube.value
     from .match import cubeful_mwc, to_emg  # match builds on this module
@@ -210,8 +217,9 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         depth[keep] = plies
     equity = cubeless_equity(probs)
     won = result_points(afterstates.boards, evaluator.variant.checkers, evaluator.variant.backgammons)
+    geometry = evaluator.variant.geometry
     if cube.money:
-        x = cube_efficiency(evaluator.variant.geometry.flip(afterstates.boards))
+        x = cube_efficiency(geometry.flip(afterstates.boards), geometry=geometry)
         cubeful = -cubeful_equity(swap_sides(probs), cube.swapped(), x) / cube.value
         if cube.jacoby and cube.owner == "centered":
             won = np.minimum(won, 1)  # gammons count single on a centered cube
@@ -222,7 +230,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.variant)
     rolling = again & (won == 0)
     if rolling.any():  # the mover rolls again: still his turn, his cube as it stands
-        cubeful[rolling] = cubeful_on_roll(probs[rolling], afterstates.boards[rolling], cube)
+        cubeful[rolling] = cubeful_on_roll(probs[rolling], afterstates.boards[rolling], cube, geometry)
     order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
     return [
         RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),

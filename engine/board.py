@@ -101,25 +101,35 @@ def pip_counts(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     )
 
 
-def back_checkers(boards: np.ndarray) -> np.ndarray:
+def back_checkers(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     """Each side's rearmost occupied point in its own numbering (bar = 25, 0 = none left): (..., 2)."""
     spots = np.arange(1, 26)
     return np.stack(
         [
             np.max(np.where(mover_counts(boards) > 0, spots, 0), axis=-1),
-            np.max(np.where(opponent_counts(boards) > 0, spots, 0), axis=-1),
+            np.max(np.where(opponent_counts(boards, geometry) > 0, spots, 0), axis=-1),
         ],
         axis=-1,
     )
 
 
-def is_race(boards: np.ndarray) -> np.ndarray:
-    """Whether no contact is left: every checker has passed every opposing one.
+def is_race(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
+    """Whether no contact is left: the two sides can never meet again.
 
-    The opponent's own point q is the mover's point 25 - q, so the sides still meet while
-    the two back checkers add up to more than 25 (gnubg's ClassifyPosition test).
+    Mirrored (backgammon): the opponent's own point q is the mover's point 25 - q, so the
+    sides still meet while the two back checkers add up to more than 25 (gnubg's
+    ClassifyPosition test).
+
+    Rotated (Fevga, Moultezim: both sides run the same way round): our rule, the texts being
+    silent (docs/rules.md), is that every checker of each side is in that side's last half, its
+    own points 1..12, or borne off. The opponent's 1..12 are the mover's 13..24, so the two
+    remaining paths are then disjoint; a checker further back still shares part of its path
+    with the other side.
     """
-    return back_checkers(boards).sum(axis=-1) <= 25
+    back = back_checkers(boards, geometry)
+    if geometry is MIRRORED:
+        return back.sum(axis=-1) <= 25
+    return (back <= 12).all(axis=-1)
 
 
 # Position classes, as GNU Backgammon names them; each may have a network of its own.

@@ -46,7 +46,7 @@ class EvaluatorPlayer:
         from .match import cube_decision
 
         probs = position_probs(self.evaluator, boards, self.cube_plies)
-        x = cube_efficiency(boards)
+        x = cube_efficiency(boards, geometry=self.evaluator.variant.geometry)
         if cubes[0].money:
             owned = np.array([c.owner == "me" for c in cubes])
             no_double, double_take = money_cube_equities(probs, owned, x, cubes[0].jacoby)

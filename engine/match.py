@@ -179,7 +179,8 @@ def match_play_values(probs: np.ndarray, boards: np.ndarray, score: Cube, varian
     ``probs`` (N, 5) are the afterstates' probabilities for the mover, ``score`` the mover's cube,
     ``variant`` the game (how the board turns round, how a finished game scores).
     """
-    mine = 1.0 - cubeful_mwc(swap_sides(probs), score.swapped(), cube_efficiency(variant.geometry.flip(boards)))
+    x = cube_efficiency(variant.geometry.flip(boards), geometry=variant.geometry)
+    mine = 1.0 - cubeful_mwc(swap_sides(probs), score.swapped(), x)
     won = result_points(boards, variant.checkers, variant.backgammons)
     finished = np.array([score.after(int(w) * score.value) for w in won])
     return to_emg(np.where(won > 0, finished, mine), score)

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from engine.analysis import cube_efficiency
+from engine.board import starting_board
 from engine.cube import BEAVER, PASS, TAKE, Cube, cube_actions, verdict
 from engine.errors import GammonError
 from engine.fibs import FibsBoard
@@ -65,3 +67,24 @@ def test_the_double_take_rule_batched_and_in_words():
     assert verdict(0.5, 0.4, 1.0, Cube()) == ("no_double", "take", "No double, take")
     assert verdict(1.2, 1.5, 1.0, Cube(2, "me")) == ("no_double", "pass", "Too good to redouble, pass")
     assert verdict(0.5, -0.2, 1.0, Cube(beavers=True)) == ("no_double", "beaver", "No double, beaver")
+
+
+def backgammon_board(mover: dict, opponent: dict) -> np.ndarray:
+    """A board from {mover's point: checkers} and {opponent's own point: checkers} (the mover's 25 - point)."""
+    b = np.zeros(26, dtype=np.int8)
+    for point, n in mover.items():
+        b[point] = n
+    for point, n in opponent.items():
+        b[25 - point] = -n
+    return b
+
+
+@pytest.mark.parametrize("board, x", [
+    (starting_board(), 0.68),
+    (backgammon_board({8: 5, 7: 5, 6: 5}, {6: 5, 5: 5, 4: 5}), 0.55 + 0.00125 * 105),  # a race, the mover outside
+    (backgammon_board({12: 15}, {12: 15}), 0.7),  # a long race: 180 pips, kept at 0.7
+    (backgammon_board({5: 5, 4: 5, 3: 5}, {6: 5, 5: 5, 4: 5}), 0.6),  # both bearing off
+    (backgammon_board({13: 1, 5: 14}, {13: 1, 6: 14}), 0.68),  # the two 13-points: still contact
+])
+def test_backgammon_cube_efficiency_is_gnubgs_formula(board, x):
+    assert cube_efficiency(board)[0] == x

@@ -1,16 +1,25 @@
-"""Fevga and Moultezim: the vectorized generator against the plain reference, each rule by hand, full games."""
+"""Fevga and Moultezim: the vectorized generator against the plain reference, each rule by hand, full games,
+and the cube's efficiency read on their board."""
 
+import json
 from dataclasses import replace
 
 import numpy as np
 import pytest
+import torch
 from greek_reference import legal_afterstates  # tests/ is on sys.path under pytest
 
-from engine.board import starting_board
+from app.cli import main
+from engine.analysis import cube_efficiency
+from engine.board import pip_counts, starting_board
+from engine.cube import Cube
 from engine.errors import BoardError
+from engine.formats import position_id
 from engine.game import Rules, play_games, random_policy, result_points
+from engine.match import cube_decision
 from engine.movegen import generate
 from engine.variants import FEVGA, MIRRORED, MOULTEZIM, ROTATED, VARIANTS
+from models.network import build_model, save_weights
 
 GREEK = ("fevga", "moultezim")
 
@@ -201,3 +210,50 @@ def test_full_games_play_legally_to_the_end(variant):
             assert tuple(after.tolist()) in plays(before, dice, variant)[0]
         (_, dice, before, _) = turns[-1]
         assert any(np.maximum(np.array(b)[1:25], 0).sum() == 0 for b in plays(before, dice, variant)[0])
+
+
+# -- the cube: Janowski's x on the same-direction board (docs/rules.md, "Fevga and Moultezim") --------------
+
+
+def race_x(mover_pips: int) -> float:
+    """gnubg's x in a race before both sides are bearing off, from the pip count of the player on roll."""
+    return float(np.clip(0.55 + 0.00125 * mover_pips, 0.6, 0.7))
+
+
+def test_both_sides_in_their_last_halves_is_a_race_with_x_from_the_own_track_pips():
+    # the opponent on the mover's 24, 15, 14 and 13: his own 12, 3, 2 and 1-points
+    board = position({12: 2, 5: 5, 4: 4, 3: 4}, {24: 3, 15: 4, 14: 4, 13: 4})
+    assert pip_counts(board, ROTATED).tolist() == [77, 60]
+    assert cube_efficiency(board, geometry=ROTATED)[0] == race_x(77)
+
+
+@pytest.mark.parametrize("mover, opponent", [
+    ({3: 5, 2: 5, 1: 5}, {5: 1, 16: 4, 17: 5, 18: 5}),  # one of his checkers on his 17-point, his first half
+    ({13: 1, 3: 14}, {14: 15}),  # one of the mover's on his own 13-point
+])
+def test_a_checker_in_its_own_first_half_is_contact(mover, opponent):
+    board = position(mover, opponent)
+    assert cube_efficiency(board, geometry=ROTATED)[0] == 0.68
+    assert cube_efficiency(board)[0] < 0.68  # read as backgammon's board, the sides have passed each other
+
+
+def test_a_moultezim_bear_off_is_both_sides_home_in_their_own_numbering():
+    both_home = position({6: 5, 5: 5, 4: 5}, {16: 5, 17: 5, 18: 5})  # his 4, 5 and 6-points
+    assert cube_efficiency(both_home, geometry=MOULTEZIM.geometry)[0] == 0.6
+    assert cube_efficiency(both_home)[0] == race_x(75)  # backgammon's reading puts him on his 7..9
+    him_outside = position({6: 5, 5: 5, 4: 5}, {19: 5, 20: 5, 21: 5})  # his 7, 8 and 9-points
+    assert cube_efficiency(him_outside, geometry=MOULTEZIM.geometry)[0] == race_x(75)
+
+
+def test_gammon_cube_on_a_fevga_race_uses_the_rotated_x(capsys, tmp_path):
+    net = tmp_path / "fevga.pt"
+    torch.manual_seed(0)
+    save_weights(str(net), build_model("all=tesauro198", (8,)), config={"variant": "fevga"})
+    board = position({6: 5, 5: 5, 4: 5}, {19: 5, 20: 5, 21: 5})  # he is not home yet: x 0.64375, not 0.6
+    argv = ["cube", position_id(board, "fevga"), "--variant", "fevga", "--model", str(net), "--ply", "0", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    rotated, mirrored = (cube_decision(np.array(report["probs"]), Cube(), x) for x in (race_x(75), 0.6))
+    assert report["no_double"] == pytest.approx(rotated.no_double)
+    assert report["double_take"] == pytest.approx(rotated.double_take)
+    assert rotated.no_double != pytest.approx(mirrored.no_double)
