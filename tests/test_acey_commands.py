@@ -191,6 +191,14 @@ def test_a_trained_net_loads_for_acey_deucey_only_and_plays_a_demo_to_the_end(ca
     assert code == 2 and "is a net for acey-deucey, not standard" in err
 
 
+def test_the_shipped_net_plays_acey_deucey_and_beats_a_random_player():
+    net = load_player("default", variant="acey-deucey")
+    assert net.variant is ACEY and {n.encoding for n in net.net.nets.values()} == {"tesauro198+enter"}
+    stats = duplicate_duel(evaluator_policy(net), random_policy(np.random.default_rng(0)), 20, seed=1,
+                           variant="acey-deucey")
+    assert stats.ppg > 1.5  # +2.93 over 2,000 games (models/variants.md)
+
+
 def test_without_a_shipped_net_the_default_player_says_how_to_train_one(capsys, nothing_shipped):
     code, _, err = run(capsys, "eval", "AAAAAAAAAAAAAA-15-15", *V)
     assert code == 2 and err.strip() == ("gammon eval: error: no shipped net for acey-deucey: train one with gammon "
