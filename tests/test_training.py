@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from engine.bearoff import WithBearoff
+from engine.board import starting_board
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import duplicate_duel, ranked_in_groups
@@ -28,7 +29,7 @@ from training.distill import (
     rival_plays,
 )
 from training.recipe import run_recipe
-from training.train import Config, train
+from training.train import Config, Trainer, train
 
 
 def tiny(**changes) -> Config:
@@ -52,6 +53,24 @@ def test_same_seed_same_network(tmp_path):
     other_seed = train(tiny(seed=4), tmp_path / "c", progress=False)
     assert same_weights(weights_of(first), weights_of(second))
     assert not same_weights(weights_of(first), weights_of(other_seed))
+
+
+def test_a_ply_is_learned_in_minibatches_of_the_given_size():
+    boards = np.repeat(starting_board()[None], 16, axis=0)
+    targets = torch.softmax(torch.randn(16, 6, generator=torch.Generator().manual_seed(0)), dim=1)
+
+    def learned(minibatch: int) -> Trainer:
+        trainer = Trainer(tiny(minibatch=minibatch))
+        trainer.targets = targets
+        trainer.learn(boards, boards)
+        return trainer
+
+    whole, split, one_batch = learned(0), learned(5), learned(16)
+    assert (len(whole.losses), len(split.losses), whole.plies, split.plies) == (1, 4, 1, 1)  # 5 + 5 + 5 + 1
+    assert same_weights(whole.model.state_dict(), one_batch.model.state_dict())
+    assert not same_weights(whole.model.state_dict(), split.model.state_dict())
+    with pytest.raises(GammonError, match="--minibatch"):
+        tiny(minibatch=-1).check()
 
 
 def test_a_killed_run_resumes_to_the_same_network(tmp_path):

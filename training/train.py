@@ -64,6 +64,9 @@ class Config:
     nets: str = ""  # one net per position class, NAME=ENCODING,...; empty: the variant's own (default_nets)
     init: str = ""  # a weights file to start from (nets whose encodings extend its own); empty: random
     lr: float = 1e-3  # Adam
+    # Positions per TD gradient step; 0: one step per ply over every game's move. Thousands of games
+    # side by side (on a GPU) take one step a ply and so learn less per game: split, they take several.
+    minibatch: int = 0
     seed: int = 1
     threads: int = 2  # torch CPU threads (results are reproducible for a fixed count)
     device: str = "auto"  # where the network runs: auto (a GPU when present), cpu, cuda
@@ -77,6 +80,8 @@ class Config:
         for name in ("games", "parallel", "hidden", "threads", "checkpoint_every", "eval_every"):
             if getattr(self, name) < 1:
                 raise GammonError(f"--{name.replace('_', '-')} must be at least 1; got {getattr(self, name)}")
+        if self.minibatch < 0:
+            raise GammonError(f"--minibatch must be 0 (the whole ply) or positive; got {self.minibatch}")
         if not self.lr > 0:
             raise GammonError(f"--lr must be positive; got {self.lr}")
         if self.eval_games % 2 or self.eval_games < 4:
@@ -180,15 +185,18 @@ class Trainer:
         return best_k_in_groups(results @ RESULT_POINTS, group, WILD_KEEP)
 
     def learn(self, before: np.ndarray, after: np.ndarray) -> None:
-        """One TD(0) step: the positions moved from towards the distribution after the chosen moves."""
+        """TD(0): the positions moved from towards the distribution after the chosen moves, one step per
+        ``minibatch`` of them (all in one when 0; the targets were all taken before the first step)."""
         self.model.train()
-        logits = model_logits(self.model, before) if self.on_device else self.model.logits(before)
-        log_probs = torch.log_softmax(logits, dim=-1)
-        loss = -(self.targets * log_probs).sum(dim=1).mean()
-        self.optimizer.zero_grad()
-        loss.backward()
-        self.optimizer.step()
-        self.losses.append(loss.detach())  # read at the next log line: no wait for the device here
+        size = self.config.minibatch or len(before)
+        for start in range(0, len(before), size):
+            rows = slice(start, start + size)
+            logits = model_logits(self.model, before[rows]) if self.on_device else self.model.logits(before[rows])
+            loss = -(self.targets[rows] * torch.log_softmax(logits, dim=-1)).sum(dim=1).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.losses.append(loss.detach())  # read at the next log line: no wait for the device here
         self.plies += 1
 
     def mean_loss(self) -> float | None:
