@@ -103,8 +103,8 @@ def best_k_in_groups(values: np.ndarray, group: np.ndarray, keep: int) -> np.nda
 def evaluator_policy(evaluator: Evaluator) -> Policy:
     """0-ply play: the afterstate with the best score for the mover (first one on ties).
 
-    In a variant with a wild roll the policy carries its :func:`wild_filter` (``choose.wild_filter``),
-    which the game loop hands to the move generator."""
+    The policy carries its :func:`wild_filter` (``choose.wild_filter``), which the game loop hands
+    to the move generator; only a variant with a wild roll uses it."""
 
     def choose(afterstates: Afterstates) -> np.ndarray:
         return best_in_groups(afterstate_scores(evaluator, afterstates), afterstates.offsets)
