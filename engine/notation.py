@@ -60,10 +60,7 @@ def format_move(board, steps, wild: bool = False) -> str:
         return _format_wild(board, steps)
     b = np.asarray(board)
     blot = {p for p in range(1, 25) if b[p] < 0}  # an opponent checker stood there: a landing hits
-    moves = sorted(((int(s), int(t)) for s, t in np.asarray(steps).reshape(-1, 2) if s > 0), reverse=True)
-    if len(b) > BOARD_SIZE:
-        moves = _entries_from_off_board(moves, int(b[MOVER_BAR]))
-    paths: list[list[int]] = [[s, t] for s, t in moves]
+    paths: list[list[int]] = [[s, t] for s, t in play_steps(b, steps)]
     # Join the steps of one checker: a later step starting where an earlier one ended.
     for i in range(len(paths)):
         for j in range(i + 1, len(paths)):
@@ -98,6 +95,17 @@ def format_move(board, steps, wild: bool = False) -> str:
             text += f"({count})"
         words.append(text)
     return " ".join(words)
+
+
+def play_steps(board, steps) -> list[tuple[int, int]]:
+    """A play's (from, to) steps as they are written, highest source first, the (-1, -1) pairs dropped.
+
+    On a board of 28 cells (Acey-Deucey's) the generator's entries all step from the bar;
+    here the entries beyond the checkers on the bar step from :data:`OFF_BOARD`.
+    """
+    b = np.asarray(board)
+    moves = sorted(((int(s), int(t)) for s, t in np.asarray(steps).reshape(-1, 2) if s > 0), reverse=True)
+    return _entries_from_off_board(moves, int(b[MOVER_BAR])) if len(b) > BOARD_SIZE else moves
 
 
 def _entries_from_off_board(moves: list[tuple[int, int]], on_bar: int) -> list[tuple[int, int]]:

@@ -85,6 +85,13 @@ def test_a_move_on_the_board_gives_the_position_after_it_and_its_arrows(client):
     assert "after 8/5 6/5" in after["svg"] and after["state"]["dice"] == [3, 1]
 
 
+def test_acey_deucey_arrows_start_at_the_bar_for_hit_checkers_and_at_the_tray_for_checkers_to_enter(client):
+    # One checker on the bar, one on the 10-point, 13 still to enter: the bar's checker enters first.
+    params = {"position": "AAAAAAQABAAAAA-13-15", "variant": "acey-deucey", "dice": "65"}
+    assert client.get("/api/board", params={**params, "move": "bar/20 off/19"}).json()["arrows"] == [[25, 20], [0, 19]]
+    assert client.get("/api/board", params={**params, "move": "bar/14"}).json()["arrows"] == [[25, 20], [20, 14]]
+
+
 def test_the_page_and_its_files_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and "/static/board.js" in page.text

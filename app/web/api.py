@@ -42,7 +42,7 @@ from engine.formats import MatchState, position_id
 from engine.match_analysis import analyse
 from engine.matchlog import MATCH_SUFFIXES, MatchFileError, load_match
 from engine.met import MAX_AWAY
-from engine.notation import find_play
+from engine.notation import OFF_BOARD, find_play, play_steps
 from engine.variants import variant_named
 
 from ..analyse import cube_report, eval_report, hint_report, moves_report, position_in_variant
@@ -162,16 +162,17 @@ def create_app(model: str = "default") -> FastAPI:
               move: Annotated[str | None, Query(max_length=MAX_MOVE_CHARS)] = None, dice: DiceText = None,
               mover: Annotated[str, Query(max_length=40)] = "X", opponent: Annotated[str, Query(max_length=40)] = "O"):
         """The position as an SVG picture, with pip counts and match state; with ``move``, the position after it
-        (still from the mover's side) and ``arrows``, its steps as [from, to] points (25 an entry, from the bar
-        or, in Acey-Deucey, from off the board; 0 off)."""
+        (still from the mover's side) and ``arrows``, its steps as [from, to] points (25 the bar; 0 the tray:
+        borne off, or as a source, in Acey-Deucey, a checker entering from off the board)."""
         rules = variant_named(variant)
         board, state = position_in_variant(position, rules)
         arrows, title = [], position
         if move is not None:
             dice = dice_for(roll(dice), state)
             play = find_play(board, dice, move, rules)
+            # A checker entering from off the board (Acey-Deucey) starts at the tray, where it waited.
+            arrows = [[0 if s == OFF_BOARD else s, t] for s, t in play_steps(board, play.steps)]
             board, title = play.board, f"after {play.notation or '(no move)'}"
-            arrows = [[int(s), int(t)] for s, t in play.steps if s > 0]
             state = replace(state or MatchState(), dice=dice)
         svg = board_picture(board, state, rules, title=title, names=(mover, opponent))
         return {"position": position, "svg": svg, "pips": pip_counts(board, rules.geometry).tolist(),

@@ -92,7 +92,7 @@ function box(svg, selector) {
   return svg.querySelector(selector).getBBox();
 }
 
-// Where an arrow starts or ends for ``point`` (25 the bar, 0 borne off), in the picture's units.
+// Where an arrow starts or ends for ``point`` (25 the bar; 0 the tray: borne off, or still to enter), in the picture's units.
 function spot(svg, point) {
   if (point === BAR || point === OFF) {
     const place = box(svg, point === BAR ? "rect.bar" : "rect.tray");
