@@ -37,12 +37,19 @@ ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 # gnubg's default root move filter: keep up to 8 moves within 0.16 of the best at 0-ply.
 FILTER_MOVES, FILTER_MARGIN = 8, 0.16
 
+# Positions searched at once: each expands to about 400 afterstates a ply (21 rolls, ~20 plays),
+# so a batch of thousands of games at 1-ply would need tens of GB in one piece.
+SEARCH_CHUNK = 1024
+
 
 def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
     """(N, 5) probabilities for the player on roll of each board, evaluated at ``plies``."""
     boards = np.asarray(boards)
     if plies == 0 or len(boards) == 0:
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64).reshape(len(boards), 5)
+    if len(boards) > SEARCH_CHUNK:
+        return np.concatenate([position_probs(evaluator, boards[i:i + SEARCH_CHUNK], plies)
+                               for i in range(0, len(boards), SEARCH_CHUNK)])
     n = len(boards)
     afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
                            variant=evaluator.variant)

@@ -74,6 +74,19 @@ def test_deeper_plies_run_batched_and_stay_probabilities():
         assert p.shape == (2, 5) and (p >= 0).all() and (p[:, 0] <= 1).all()
 
 
+def test_a_search_over_many_positions_goes_in_chunks_with_the_same_answers(monkeypatch):
+    import engine.analysis
+
+    rng = np.random.default_rng(5)
+    boards = np.stack([starting_board()] * 5)
+    for board in boards[1:]:
+        board[6], board[int(rng.integers(1, 6))] = 4, 1  # five different positions, fifteen checkers each
+    whole = position_probs(PipEvaluator(), boards, 1)
+    monkeypatch.setattr(engine.analysis, "SEARCH_CHUNK", 2)
+    assert np.allclose(position_probs(PipEvaluator(), boards, 1), whole)
+    assert np.allclose(position_probs(PipEvaluator(), boards, 2)[3], position_probs(PipEvaluator(), boards[3:4], 2)[0])
+
+
 def test_janowski_dead_and_live_extremes():
     p = np.array([0.7, 0.2, 0.0, 0.05, 0.0])
     assert float(cubeful_equity(p, Cube(), 0.0)) == pytest.approx(float(cubeless_equity(p)))
