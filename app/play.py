@@ -100,9 +100,8 @@ def cmd_match(args) -> int:
         if args.length or not args.cubeless:
             stats = duplicate_series(a, b, n, seed=args.seed, rules=rules, progress=bar.update, watch=recorder)
         else:
-
-            stats = duplicate_duel(a.policy, b.policy, n, seed=args.seed, variant=args.variant).as_dict()
-            bar.update(n)
+            stats = duplicate_duel(a.policy, b.policy, n, seed=args.seed, variant=args.variant,
+                                   progress=bar.update).as_dict()
     report = {"a": args.a, "b": args.b, "seed": args.seed, "cubeless": bool(args.cubeless and not args.length), **stats}
     if recorder is not None:
         save_match(recorder.log, args.record)

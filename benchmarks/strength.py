@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from tqdm import tqdm
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.evaluator import evaluator_policy  # noqa: E402
@@ -39,7 +41,9 @@ def main(argv=None) -> int:
     a = load_player(args.a, seed=args.seed + 1, variant=args.variant)
     b = load_player(args.b, seed=args.seed + 2, variant=args.variant)
     started = time.perf_counter()
-    stats = duplicate_duel(evaluator_policy(a), evaluator_policy(b), args.games, seed=args.seed, variant=args.variant)
+    with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+        stats = duplicate_duel(evaluator_policy(a), evaluator_policy(b), args.games, seed=args.seed,
+                               variant=args.variant, progress=bar.update)
     seconds = time.perf_counter() - started
     report = {"a": args.a, "b": args.b, "seed": args.seed, "variant": args.variant, **stats.as_dict(),
               "seconds": round(seconds, 1)}

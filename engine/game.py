@@ -167,12 +167,13 @@ class GameResults:
 
 def play_games(policies: tuple[Policy, Policy], n_games: int, seed: int | None = 0, variant: str = "standard",
                record: bool = False, max_turns: int = 10_000, start: np.ndarray | None = None,
-               first_dice: np.ndarray | None = None, stop_after: int | None = None) -> GameResults:
+               first_dice: np.ndarray | None = None, stop_after: int | None = None,
+               progress: Callable[[int], None] | None = None) -> GameResults:
     """Cubeless money games between two move policies: :func:`play` with players who never double."""
     first = Cubeless(policies[0])
     second = first if policies[1] is policies[0] else Cubeless(policies[1])  # self-play: one batch a pass
     return play((first, second), n_games, seed, Rules(variant=variant), start=start,
-                first_dice=first_dice, record=record, stop_after=stop_after, max_turns=max_turns)
+                first_dice=first_dice, record=record, stop_after=stop_after, max_turns=max_turns, progress=progress)
 
 
 def play(players, n: int, seed: int | None = 0, rules: Rules = Rules(), start: np.ndarray | None = None,
@@ -487,8 +488,9 @@ class DuelStats:
 
 
 def duplicate_duel(policy_a: Policy, policy_b: Policy, n_games: int, seed: int = 0,
-                   variant: str = "standard") -> DuelStats:
+                   variant: str = "standard", progress: Callable[[int], None] | None = None) -> DuelStats:
     """Play ``n_games`` (even) with duplicate dice: each dice sequence twice, sides swapped.
+    ``progress(k)`` hears of every k games finished.
 
     The confidence interval treats each pair of games as one sample (their mean), which
     is what makes duplicate dice cut the variance: luck largely cancels inside a pair.
@@ -496,8 +498,8 @@ def duplicate_duel(policy_a: Policy, policy_b: Policy, n_games: int, seed: int =
     if n_games < 4 or n_games % 2:
         raise GammonError(f"duplicate games come in pairs: n_games must be even and >= 4; got {n_games}")
     half = n_games // 2
-    a_first = play_games((policy_a, policy_b), half, seed=seed, variant=variant).points
-    a_second = -play_games((policy_b, policy_a), half, seed=seed, variant=variant).points
+    a_first = play_games((policy_a, policy_b), half, seed=seed, variant=variant, progress=progress).points
+    a_second = -play_games((policy_b, policy_a), half, seed=seed, variant=variant, progress=progress).points
     points = np.concatenate([a_first, a_second]).astype(np.float64)
     pairs = (a_first + a_second) / 2.0
     ppg = float(pairs.mean())

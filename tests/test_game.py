@@ -5,7 +5,7 @@ import pytest
 
 from engine.board import checkers_off, validate
 from engine.evaluator import evaluator_policy
-from engine.game import Cubeless, Rules, opening_rolls, play, play_games, random_policy, result_points
+from engine.game import Cubeless, Rules, duplicate_duel, opening_rolls, play, play_games, random_policy, result_points
 from engine.notation import find_play
 from models.baselines import HeuristicEvaluator
 
@@ -54,6 +54,14 @@ def test_same_seed_same_games_and_every_game_ends():
 def test_heuristic_beats_random_by_a_wide_margin():
     result = play_games((evaluator_policy(HeuristicEvaluator()), random_policy(np.random.default_rng(2))), 400, seed=2)
     assert result.points.mean() > 1.0 and (result.points > 0).mean() > 0.85
+
+
+def test_a_duplicate_duel_reports_every_finished_game_to_its_progress_bar():
+    finished_games = []
+    heuristic = evaluator_policy(HeuristicEvaluator())
+    stats = duplicate_duel(heuristic, random_policy(np.random.default_rng(1)), 60, seed=5,
+                           progress=finished_games.append)
+    assert sum(finished_games) == stats.games == 60 and len(finished_games) > 2
 
 
 @pytest.mark.parametrize("variant, checkers", [("standard", 15), ("nackgammon", 15), ("hypergammon", 3)])
