@@ -66,6 +66,9 @@ RECIPES = {
             # every position labelled again by generation 13's search, the two-layer net fine-tuned on them
             DistillConfig(positions=100_000, seed=24, replay=13, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
+            # and by generation 14's (not shipped yet: models/default.pt is generation 14)
+            DistillConfig(positions=100_000, seed=25, replay=14, relabel=True, rivals=0.5, split="hash", cosine=True,
+                          epochs=30, lr=2e-4),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
