@@ -152,15 +152,17 @@ def test_a_short_run_of_the_torch_backend_learns_to_crush_random(tmp_path):
     assert stats.ci95[0] > 2.0, stats
 
 
-@pytest.mark.parametrize("minibatch", [0, 5])  # one TD step a ply, or several
-def test_a_killed_torch_run_resumes_to_the_same_network(tmp_path, minibatch):
-    whole = train(tiny(minibatch=minibatch), tmp_path / "whole", progress=False)
-    train(tiny(games=30, minibatch=minibatch), tmp_path / "split", progress=False)  # killed after its first checkpoint
+@pytest.mark.parametrize("minibatch, replay", [(0, 0), (5, 0), (0, 2)])  # one TD step a ply, several, replays
+def test_a_killed_torch_run_resumes_to_the_same_network(tmp_path, minibatch, replay):
+    options = dict(minibatch=minibatch, replay=replay)
+    whole = train(tiny(**options), tmp_path / "whole", progress=False)
+    train(tiny(games=30, **options), tmp_path / "split", progress=False)  # killed after its first checkpoint
     checkpoint = torch.load(tmp_path / "split" / "checkpoint.pt", weights_only=True)
     assert {"boards", "first_move", "on_roll", "dice_rng"} <= set(checkpoint)
     assert checkpoint["config"]["backend"] == "torch" and checkpoint["config"]["minibatch"] == minibatch
-    resumed = train(tiny(minibatch=minibatch), tmp_path / "split", resume=True, progress=False, games_override=60)
-    other_seed = train(tiny(seed=4, minibatch=minibatch), tmp_path / "other", progress=False)
+    assert len(checkpoint["replay_plies"]) == (0 if replay == 0 else 32)
+    resumed = train(tiny(**options), tmp_path / "split", resume=True, progress=False, games_override=60)
+    other_seed = train(tiny(seed=4, **options), tmp_path / "other", progress=False)
     a, b, c = (load_weights(w).net.state_dict() for w in (whole, resumed, other_seed))
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert not all(torch.equal(a[k], c[k]) for k in a)

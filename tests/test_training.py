@@ -73,11 +73,32 @@ def test_a_ply_is_learned_in_minibatches_of_the_given_size():
         tiny(minibatch=-1).check()
 
 
-def test_a_killed_run_resumes_to_the_same_network(tmp_path):
-    whole = train(tiny(), tmp_path / "whole", progress=False)
+def test_replay_takes_extra_steps_on_earlier_plies_of_its_window():
+    rows = torch.Generator().manual_seed(0)
+    plies = [(np.repeat(starting_board()[None], 16, axis=0), torch.softmax(torch.randn(16, 6, generator=rows), dim=1))
+             for _ in range(5)]
+    trainer = Trainer(tiny(replay=3, replay_window=2, minibatch=8))
+    for boards, targets in plies:
+        trainer.targets = targets
+        trainer.learn(boards, boards)
+    assert (len(trainer.losses), trainer.plies) == (5 * (1 + 3) * 2, 5)  # each ply: itself and 3 replays, 2 steps each
+    assert [targets for _, targets in trainer.replay_plies] == [plies[3][1], plies[4][1]]  # the last two plies
+    plain = Trainer(tiny(minibatch=8))
+    for boards, targets in plies:
+        plain.targets = targets
+        plain.learn(boards, boards)
+    assert (len(plain.losses), len(plain.replay_plies)) == (10, 0)
+    for bad in (dict(replay=-1), dict(replay_window=0)):
+        with pytest.raises(GammonError, match="--replay"):
+            tiny(**bad).check()
+
+
+@pytest.mark.parametrize("replay", [0, 2])  # the replay window is part of what a checkpoint keeps
+def test_a_killed_run_resumes_to_the_same_network(tmp_path, replay):
+    whole = train(tiny(replay=replay), tmp_path / "whole", progress=False)
     # Stop at the first checkpoint (as if killed just after it), then resume to the end.
-    train(tiny(games=30), tmp_path / "split", progress=False)
-    resumed = train(tiny(), tmp_path / "split", resume=True, progress=False, games_override=60)
+    train(tiny(games=30, replay=replay), tmp_path / "split", progress=False)
+    resumed = train(tiny(replay=replay), tmp_path / "split", resume=True, progress=False, games_override=60)
     assert same_weights(weights_of(whole), weights_of(resumed))
     log = [json.loads(line) for line in (tmp_path / "split" / "log.jsonl").read_text().splitlines()]
     games = [row["games"] for row in log if "loss" in row]

@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import time
+from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -67,6 +68,10 @@ class Config:
     # Positions per TD gradient step; 0: one step per ply over every game's move. Thousands of games
     # side by side (on a GPU) take one step a ply and so learn less per game: split, they take several.
     minibatch: int = 0
+    # Extra TD steps a ply, each on an earlier ply drawn at random from the last replay_window (with the
+    # targets taken when it was played): more learning per game played when thousands run side by side.
+    replay: int = 0
+    replay_window: int = 32
     seed: int = 1
     threads: int = 2  # torch CPU threads (results are reproducible for a fixed count)
     device: str = "auto"  # where the network runs: auto (a GPU when present), cpu, cuda
@@ -77,11 +82,13 @@ class Config:
 
     def check(self) -> None:
         """ValueError naming the first option out of range."""
-        for name in ("games", "parallel", "hidden", "threads", "checkpoint_every", "eval_every"):
+        for name in ("games", "parallel", "hidden", "threads", "checkpoint_every", "eval_every", "replay_window"):
             if getattr(self, name) < 1:
                 raise GammonError(f"--{name.replace('_', '-')} must be at least 1; got {getattr(self, name)}")
         if self.minibatch < 0:
             raise GammonError(f"--minibatch must be 0 (the whole ply) or positive; got {self.minibatch}")
+        if self.replay < 0:
+            raise GammonError(f"--replay must be 0 (no replay) or positive; got {self.replay}")
         if not self.lr > 0:
             raise GammonError(f"--lr must be positive; got {self.lr}")
         if self.eval_games % 2 or self.eval_games < 4:
@@ -151,6 +158,7 @@ class Trainer:
         self.games_done = 0
         self.plies = 0
         self.losses: list[torch.Tensor] = []  # of the TD steps since the last log line (on the device)
+        self.replay_plies: deque = deque(maxlen=config.replay_window)  # (boards moved from, their targets)
         self.elapsed = 0.0
 
     # -- self-play: the trainer is both players of engine.game.play, or of DeviceGames.play ------
@@ -184,20 +192,28 @@ class Trainer:
         results = self.result_distribution(boards, np.ones(len(boards), dtype=bool))
         return best_k_in_groups(results @ RESULT_POINTS, group, WILD_KEEP)
 
-    def learn(self, before: np.ndarray, after: np.ndarray) -> None:
+    def learn(self, before: np.ndarray | torch.Tensor, after: np.ndarray | torch.Tensor) -> None:
         """TD(0): the positions moved from towards the distribution after the chosen moves, one step per
-        ``minibatch`` of them (all in one when 0; the targets were all taken before the first step)."""
+        ``minibatch`` of them (all in one when 0; the targets were all taken before the first step); then
+        ``replay`` more on earlier plies of the window, this one included."""
         self.model.train()
+        self.td_steps(before, self.targets)
+        if self.config.replay:
+            self.replay_plies.append((before.copy() if isinstance(before, np.ndarray) else before, self.targets))
+            for ply in self.rng.integers(len(self.replay_plies), size=self.config.replay):
+                self.td_steps(*self.replay_plies[ply])
+        self.plies += 1
+
+    def td_steps(self, before: np.ndarray | torch.Tensor, targets: torch.Tensor) -> None:
         size = self.config.minibatch or len(before)
         for start in range(0, len(before), size):
             rows = slice(start, start + size)
             logits = model_logits(self.model, before[rows]) if self.on_device else self.model.logits(before[rows])
-            loss = -(self.targets[rows] * torch.log_softmax(logits, dim=-1)).sum(dim=1).mean()
+            loss = -(targets[rows] * torch.log_softmax(logits, dim=-1)).sum(dim=1).mean()
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
             self.losses.append(loss.detach())  # read at the next log line: no wait for the device here
-        self.plies += 1
 
     def mean_loss(self) -> float | None:
         """Mean loss of the TD steps since the last log line (None when there were none)."""
@@ -231,6 +247,7 @@ class Trainer:
             "games_done": self.games_done,
             "plies": self.plies,
             "elapsed": self.elapsed,
+            "replay_plies": [(torch.as_tensor(before).cpu(), targets.cpu()) for before, targets in self.replay_plies],
         }
         if self.on_device:  # the games in progress: boards, first moves, who is on roll, the dice generator
             state.update(self.device_games.state_dict())
@@ -271,6 +288,9 @@ class Trainer:
                 trainer.first_move = (first.numpy().copy() if first is not None
                                       else (trainer.boards == trainer.variant.starting_board()).all(axis=1))
             trainer.games_done, trainer.plies, trainer.elapsed = state["games_done"], state["plies"], state["elapsed"]
+            for before, targets in state.get("replay_plies", []):  # runs from before --replay have none
+                trainer.replay_plies.append((before.to(trainer.device) if trainer.on_device else before.numpy(),
+                                             targets.to(trainer.device)))
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
             detail = (str(exc).splitlines() or [""])[0]
             raise WeightsError(f"checkpoint {str(path)!r} lacks or garbles a field "
