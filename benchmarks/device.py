@@ -26,7 +26,13 @@ Measures, each one section of the report:
   the shipped net with the bear-off databases, as ``gammon rollout`` analyses) of the
   opening position played to the end, 1,296 up to 331,776 games side by side (one rollout
   each, timed whole), after rolling out workload positions truncated after the first turn
-  on the device and on the host (``mismatches``: positions whose probabilities differ).
+  on the device and on the host (``mismatches``: positions whose probabilities differ);
+* ``learning``: how fast self-play on the device learns, from random weights, with 256 up to
+  16,384 games side by side (``--lr``, ``--replay``: the trainer's options): seconds of
+  training (evaluations not counted) until the net first scores +0.35 and +0.45 ppg
+  against pubeval (2,000 duplicate games every ``--eval-every`` games; each figure ±0.06),
+  up to ``--learn-games`` games or the row's share of ``--budget``; ``curve`` lists
+  every evaluation.
 
 Each batch size of movegen and encoding runs one warm-up call, then calls until
 ``--seconds`` have passed. The run stops before a batch whose estimated time would overrun
@@ -75,6 +81,9 @@ QUICK_SELFPLAY_BATCHES = [256, 1024]
 CHECKED_PLIES = 64  # plies of 256 games checked on the host before the self-play rows
 ROLLOUT_BATCHES = [1296, 5184, 20736, 82944, 331776]  # games side by side, multiples of 36
 QUICK_ROLLOUT_BATCHES = [1296, 5184]
+LEARNING_BATCHES = [256, 2048, 16384]  # games side by side
+QUICK_LEARNING_BATCHES = [256]
+LEARNING_MARKS = (0.35, 0.45)  # ppg against pubeval: the issue's marks
 CHECKED_BOARDS = 32  # workload positions whose one-turn rollouts are checked against the host's
 ENCODED = ("contact-v1", "race-v1")  # the default nets' encodings
 # The CPU has no peak-memory counter: the generator's footprint per item, measured on the
@@ -352,7 +361,51 @@ def rollout(device: torch.device, args) -> dict:
     return report | scan_games(lambda games: rollout_row(analyst, games, clock), batches, device, deadline)
 
 
-MEASURES = {"movegen": movegen, "encoding": encoding, "selfplay": selfplay, "rollout": rollout}
+def learning_row(device: torch.device, parallel: int, args, deadline: float) -> dict:
+    """Training seconds and games until the net first reaches each of :data:`LEARNING_MARKS` against pubeval."""
+    config = Config(parallel=parallel, device=device.type, backend="torch", threads=torch.get_num_threads(),
+                    lr=args.lr, replay=args.replay, eval_games=args.eval_games)
+    config.check()
+    trainer = Trainer(config)
+    clock, trained, curve = Clock(device), 0.0, []
+    while trainer.games_done < args.learn_games and time.perf_counter() < deadline:
+        start = clock.now()
+        trainer.games_done += trainer.self_play(min(args.eval_every, args.learn_games - trainer.games_done))
+        trained += clock.now() - start
+        result = trainer.evaluate()
+        curve.append({"games": trainer.games_done, "seconds": trained, "ppg": result["ppg"], "ci95": result["ci95"]})
+        if result["ppg"] >= LEARNING_MARKS[-1]:
+            break
+    row = {"batch": parallel, "lr": args.lr, "replay": args.replay, "games": trainer.games_done, "seconds": trained,
+           "games_per_s": trainer.games_done / trained, "curve": curve}
+    for mark in LEARNING_MARKS:
+        first = next((point for point in curve if point["ppg"] >= mark), None)
+        row[f"seconds_to_{mark}"] = first and first["seconds"]
+        row[f"games_to_{mark}"] = first and first["games"]
+    return row
+
+
+def learning(device: torch.device, args) -> dict:
+    """Seconds of self-play with learning on the device to +0.35 and +0.45 ppg against pubeval, at
+    growing numbers of games side by side, each row given an equal share of the budget."""
+    batches = args.batches or (QUICK_LEARNING_BATCHES if args.quick else LEARNING_BATCHES)
+    report = {"unit": f"s to +{LEARNING_MARKS[-1]}", "rate": f"seconds_to_{LEARNING_MARKS[-1]}", "rows": [],
+              "stopped": None}
+    start = time.perf_counter()
+    for i, games in enumerate(batches):
+        share = (start + args.budget - time.perf_counter()) / (len(batches) - i)
+        try:
+            report["rows"].append(learning_row(device, games, args, time.perf_counter() + share))
+        except (torch.OutOfMemoryError, MemoryError):
+            report["stopped"] = f"batch {games}: out of memory"
+            break
+        finally:
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+    return report
+
+
+MEASURES = {"movegen": movegen, "encoding": encoding, "selfplay": selfplay, "rollout": rollout, "learning": learning}
 
 
 def main(argv=None) -> int:
@@ -368,6 +421,15 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, help="torch threads on the CPU (default: torch's own)")
     parser.add_argument("--measures", default=",".join(MEASURES), help=f"comma-separated, of {list(MEASURES)}")
     parser.add_argument("--workload", type=Path, default=DEFAULT_WORKLOAD)
+    # learning's default rate: the best of the large-batch runs on the CPU (RESULTS.md)
+    parser.add_argument("--lr", type=float, default=3e-3, help="learning: the trainer's --lr (default 3e-3)")
+    parser.add_argument("--replay", type=int, default=0, help="learning: the trainer's --replay (default 0)")
+    parser.add_argument("--learn-games", type=int, default=200_000, help="learning: most games a row trains "
+                        "(default 200,000)")
+    parser.add_argument("--eval-every", type=int, default=5_000, help="learning: games between evaluations "
+                        "(default 5,000)")
+    parser.add_argument("--eval-games", type=int, default=2_000, help="learning: duplicate games an evaluation "
+                        "plays (default 2,000)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     device = torch.device(args.device)
@@ -389,12 +451,13 @@ def main(argv=None) -> int:
     else:
         print(f"device: {json.dumps(report['device'])}")
         for name, measure in report["measures"].items():
-            print(f"{name}: {measure.get('mismatches', 'no')} mismatches")
+            print(f"{name}:" + (f" {measure['mismatches']} mismatches" if "mismatches" in measure else ""))
             for row in measure["rows"]:
                 done = (f"{row['calls']} calls" if "calls" in row else f"{row['plies']} plies after a turnover"
-                        if "plies" in row else "one rollout")
-                print(f"  batch {row['batch']:>9,}: {row[measure['rate']]:>14,.0f} {measure['unit']}"
-                      f"   ({done}, {row['seconds']:.1f} s)")
+                        if "plies" in row else f"{row['games']:,} games trained" if "curve" in row else "one rollout")
+                rate = row[measure["rate"]]
+                rate = f"{rate:>14,.0f}" if rate is not None else f"{'not reached':>14}"
+                print(f"  batch {row['batch']:>9,}: {rate} {measure['unit']}   ({done}, {row['seconds']:.1f} s)")
             if measure["stopped"]:
                 print(f"  stopped: {measure['stopped']}")
     return 1 if any(m.get("mismatches") for m in report["measures"].values()) else 0

@@ -162,8 +162,27 @@ def test_the_benchmark_checks_the_torch_backend_like_numpy(small_workload, capsy
     assert torch_report["ours"][0]["ratio_to_numpy"] > 0
 
 
+def test_the_device_benchmark_times_learning_to_each_mark(capsys, monkeypatch):
+    """Two rows of 16 and 32 games side by side, evaluated every 16 games; the marks lowered so that the
+    first is reached at once (no score is below -3) and the second never."""
+    monkeypatch.setattr(device_benchmark, "LEARNING_MARKS", (-3.0, 3.5))
+    argv = ["--device", "cpu", "--measures", "learning", "--batches", "16,32", "--learn-games", "32",
+            "--eval-every", "16", "--eval-games", "4", "--json"]
+    assert device_benchmark.main(argv) == 0
+    measure = json.loads(capsys.readouterr().out)["measures"]["learning"]
+    assert [row["batch"] for row in measure["rows"]] == [16, 32] and measure["rate"] == "seconds_to_3.5"
+    for row in measure["rows"]:
+        games = [point["games"] for point in row["curve"]]  # a ply can finish several games at once
+        assert 16 <= games[0] < 32 <= games[-1] == row["games"] and games == sorted(games)
+        assert row["games_to_-3.0"] == games[0] and row["seconds_to_-3.0"] == row["curve"][0]["seconds"] > 0
+        assert row["games_to_3.5"] is None and row["seconds_to_3.5"] is None
+    assert device_benchmark.main(argv[:-1]) == 0  # the text report: an unreached mark reads so
+    assert "not reached s to +3.5" in capsys.readouterr().out
+
+
 def test_the_device_benchmark_reports_every_measure(small_workload, capsys):
-    argv = ["--device", "cpu", "--workload", str(small_workload), "--batches", "64,128", "--seconds", "0", "--json"]
+    argv = ["--device", "cpu", "--workload", str(small_workload), "--batches", "64,128", "--seconds", "0", "--json",
+            "--measures", "movegen,encoding,selfplay,rollout"]
     assert device_benchmark.main(argv) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["device"]["type"] == "cpu"
