@@ -1,0 +1,86 @@
+"""Race move loss against GNU Backgammon 2-ply on race positions of our own self-play.
+
+    python benchmarks/race_accuracy.py --positions runs/strong/gen15/positions.npy --models OLD.pt,default
+
+The dev file holds 102 race positions, too few to tell two race nets apart (its race
+figure moves by about ±1 mp from model to model). This takes the race positions of a
+position file that ``gammon train --recipe`` saves (boards, the player on roll positive),
+keeps those the recipe's hash split holds out of every fit, gives each a seeded roll, and
+scores each model's 0-ply choice (as the analysis makes it: bear-offs from the exact
+databases) with gnubg-nn's 2-ply cubeless equity of every play, in thousandths of a point
+per move below gnubg's best (mean, 95% CI); ``difference`` pairs the models position by
+position (the second minus the first). gnubg judges here; it teaches nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.accuracy import mean_ci  # noqa: E402
+from engine.analysis import searched_afterstates  # noqa: E402
+from engine.board import RACE, position_class  # noqa: E402
+from engine.game import best_in_groups  # noqa: E402
+from engine.movegen import generate  # noqa: E402
+from engine.probability import afterstate_probs, cubeless_equity  # noqa: E402
+from engine.variants import STANDARD  # noqa: E402
+from models.gnubg import import_gnubg_nn, to_gnubg  # noqa: E402
+from models.players import load_analyst  # noqa: E402
+from training.distill import DistillConfig, held_out_rows  # noqa: E402
+
+JUDGE_PLIES = 2
+
+
+def held_out_races(path: Path, limit: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Up to ``limit`` held-out race positions of the file, and a seeded roll for each."""
+    boards = np.load(path)
+    keep = (position_class(boards) == RACE) & held_out_rows(boards, DistillConfig(split="hash"))
+    boards = boards[keep][:limit]
+    return boards, np.random.default_rng(seed).integers(1, 7, size=(len(boards), 2))
+
+
+def gnubg_equities(afterstates: np.ndarray, progress: bool) -> np.ndarray:
+    """gnubg-nn's 2-ply cubeless equity of each afterstate for the side that just moved."""
+    gnubg_nn = import_gnubg_nn()
+
+    def on_roll(boards: np.ndarray) -> np.ndarray:
+        return np.array([gnubg_nn.probabilities(g, JUDGE_PLIES)
+                         for g in tqdm(to_gnubg(boards).tolist(), desc="gnubg 2-ply", disable=not progress)])
+
+    return cubeless_equity(afterstate_probs(on_roll, afterstates, STANDARD))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--positions", type=Path, required=True, help="a recipe generation's positions.npy")
+    parser.add_argument("--models", required=True, help="comma-separated weights files or names")
+    parser.add_argument("--limit", type=int, default=3000, help="most positions (default 3,000)")
+    parser.add_argument("--seed", type=int, default=1, help="the rolls' seed (default 1)")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    boards, dice = held_out_races(args.positions, args.limit, args.seed)
+    afterstates = generate(boards, dice)
+    judged = gnubg_equities(afterstates.boards, not args.no_progress)
+    best = np.maximum.reduceat(judged, afterstates.offsets[:-1])
+    losses = {}
+    for spec in args.models.split(","):
+        ours = cubeless_equity(searched_afterstates(load_analyst(spec), afterstates.boards, 0))
+        losses[spec] = 1000 * (best - judged[best_in_groups(ours, afterstates.offsets)])
+    report = {"positions": len(boards), "judge": f"gnubg-nn {JUDGE_PLIES}-ply cubeless",
+              "models": {spec: mean_ci(loss) for spec, loss in losses.items()}}
+    if len(losses) > 1:
+        first, *_, last = losses.values()
+        report["difference"] = mean_ci(last - first)
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
