@@ -38,7 +38,7 @@ class Recipe:
 
 RECIPES = {
     # The shipped model (models/default.md): about 33 minutes of TD, then 5 to 18 per generation on one core;
-    # the last generation labels every earlier position again (about two hours on one core).
+    # generations 10, 11, 14 and 15 label every earlier position again (about an hour each on two workers).
     "strong": Recipe(
         td=Config(games=300_000, threads=1, seed=1),
         generations=[DistillConfig(positions=100_000, seed=10 + i) for i in range(1, 6)] + [
@@ -66,7 +66,7 @@ RECIPES = {
             # every position labelled again by generation 13's search, the two-layer net fine-tuned on them
             DistillConfig(positions=100_000, seed=24, replay=13, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
-            # and by generation 14's (not shipped yet: models/default.pt is generation 14)
+            # and by generation 14's
             DistillConfig(positions=100_000, seed=25, replay=14, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
         ],
