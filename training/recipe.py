@@ -38,7 +38,7 @@ class Recipe:
 
 RECIPES = {
     # The shipped model (models/default.md): about 33 minutes of TD, then 5 to 18 per generation on one core;
-    # generations 10, 11, 14 and 15 label every earlier position again (about an hour each on two workers).
+    # generations 10, 11 and 14 on label every earlier position again (about an hour each on two workers).
     "strong": Recipe(
         td=Config(games=300_000, threads=1, seed=1),
         generations=[DistillConfig(positions=100_000, seed=10 + i) for i in range(1, 6)] + [
@@ -68,6 +68,9 @@ RECIPES = {
                           epochs=30, lr=2e-4),
             # and by generation 14's
             DistillConfig(positions=100_000, seed=25, replay=14, relabel=True, rivals=0.5, split="hash", cosine=True,
+                          epochs=30, lr=2e-4),
+            # and by generation 15's (not shipped yet: models/default.pt is generation 15)
+            DistillConfig(positions=100_000, seed=26, replay=15, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
         ],
     ),
