@@ -394,6 +394,9 @@ def learning(device: torch.device, args) -> dict:
     start = time.perf_counter()
     for i, games in enumerate(batches):
         share = (start + args.budget - time.perf_counter()) / (len(batches) - i)
+        if share <= 0:
+            report["stopped"] = f"batch {games}: the budget is spent"
+            break
         try:
             report["rows"].append(learning_row(device, games, args, time.perf_counter() + share))
         except (torch.OutOfMemoryError, MemoryError):
