@@ -282,8 +282,12 @@ def selfplay_row(device: torch.device, parallel: int, seconds: float) -> dict:
     return row
 
 
-def games_stop(previous: dict, games: int, deadline: float, device: torch.device) -> str | None:
-    """Why ``games`` side by side should not run, judged from the previous row scaled up; None to run them."""
+def games_stop(rows: list[dict], games: int, deadline: float, device: torch.device) -> str | None:
+    """Why ``games`` side by side should not run, judged from the previous row scaled up; None to run them
+    (the first always runs)."""
+    if not rows:
+        return None
+    previous = rows[-1]
     scale = games / previous["batch"]
     estimate = (previous.get("warmup_seconds", 0) + previous["seconds"]) * scale
     if time.perf_counter() + estimate > deadline:
@@ -295,15 +299,14 @@ def games_stop(previous: dict, games: int, deadline: float, device: torch.device
     return None
 
 
-def scan_games(row_of, batches: list[int], device: torch.device, deadline: float) -> dict:
-    """Rows of ``row_of(games)`` at growing numbers of games side by side, stopping as :func:`games_stop`
-    says or when the device runs out of memory."""
+def scan_games(row_of, batches: list[int], device: torch.device, stop) -> dict:
+    """Rows of ``row_of(games)`` at growing numbers of games side by side, stopping when ``stop(rows, games)``
+    gives a reason (as :func:`games_stop` does) or the device runs out of memory."""
     report = {"rows": [], "stopped": None}
     for games in batches:
-        if report["rows"]:
-            report["stopped"] = games_stop(report["rows"][-1], games, deadline, device)
-            if report["stopped"]:
-                break
+        report["stopped"] = stop(report["rows"], games)
+        if report["stopped"]:
+            break
         try:
             report["rows"].append(row_of(games))
         except (torch.OutOfMemoryError, MemoryError):
@@ -320,7 +323,8 @@ def selfplay(device: torch.device, args) -> dict:
     deadline = time.perf_counter() + args.budget
     report = {"unit": "games/s", "rate": "games_per_s", **check_selfplay(device, CHECKED_PLIES)}
     batches = args.batches or (QUICK_SELFPLAY_BATCHES if args.quick else SELFPLAY_BATCHES)
-    return report | scan_games(lambda games: selfplay_row(device, games, args.seconds), batches, device, deadline)
+    stop = partial(games_stop, deadline=deadline, device=device)
+    return report | scan_games(lambda games: selfplay_row(device, games, args.seconds), batches, device, stop)
 
 
 def check_rollouts(analyst: DeviceAnalyst, evaluator, boards: np.ndarray) -> dict:
@@ -358,7 +362,8 @@ def rollout(device: torch.device, args) -> dict:
     clock = Clock(device)
     device_rollout(analyst, starting_board(), games=36)  # warm-up
     batches = args.batches or (QUICK_ROLLOUT_BATCHES if args.quick else ROLLOUT_BATCHES)
-    return report | scan_games(lambda games: rollout_row(analyst, games, clock), batches, device, deadline)
+    stop = partial(games_stop, deadline=deadline, device=device)
+    return report | scan_games(lambda games: rollout_row(analyst, games, clock), batches, device, stop)
 
 
 def learning_row(device: torch.device, parallel: int, args, deadline: float) -> dict:
@@ -389,23 +394,19 @@ def learning(device: torch.device, args) -> dict:
     """Seconds of self-play with learning on the device to +0.35 and +0.45 ppg against pubeval, at
     growing numbers of games side by side, each row given an equal share of the budget."""
     batches = args.batches or (QUICK_LEARNING_BATCHES if args.quick else LEARNING_BATCHES)
-    report = {"unit": f"s to +{LEARNING_MARKS[-1]}", "rate": f"seconds_to_{LEARNING_MARKS[-1]}", "rows": [],
-              "stopped": None}
-    start = time.perf_counter()
-    for i, games in enumerate(batches):
-        share = (start + args.budget - time.perf_counter()) / (len(batches) - i)
-        if share <= 0:
-            report["stopped"] = f"batch {games}: the budget is spent"
-            break
-        try:
-            report["rows"].append(learning_row(device, games, args, time.perf_counter() + share))
-        except (torch.OutOfMemoryError, MemoryError):
-            report["stopped"] = f"batch {games}: out of memory"
-            break
-        finally:
-            if device.type == "cuda":
-                torch.cuda.empty_cache()
-    return report
+    end = time.perf_counter() + args.budget
+
+    def share(games: int) -> float:  # the seconds left, split evenly over this row and those after it
+        return (end - time.perf_counter()) / (len(batches) - batches.index(games))
+
+    def out_of_time(rows: list[dict], games: int) -> str | None:
+        return f"batch {games}: the budget is spent" if share(games) <= 0 else None
+
+    def row_of(games: int) -> dict:
+        return learning_row(device, games, args, time.perf_counter() + share(games))
+
+    report = {"unit": f"s to +{LEARNING_MARKS[-1]}", "rate": f"seconds_to_{LEARNING_MARKS[-1]}"}
+    return report | scan_games(row_of, batches, device, out_of_time)
 
 
 MEASURES = {"movegen": movegen, "encoding": encoding, "selfplay": selfplay, "rollout": rollout, "learning": learning}
