@@ -78,7 +78,7 @@ def cmd_play(args) -> int:
 
 
 def cmd_match(args) -> int:
-    from models.players import load_player
+    from models.players import load_analyst, load_player
 
     rules = Rules(match_length=args.length, jacoby=args.jacoby, beavers=args.beavers,
                   automatic_doubles=args.automatic_doubles, variant=args.variant)
@@ -88,6 +88,11 @@ def cmd_match(args) -> int:
     b = EvaluatorPlayer(evaluators[1], cube_plies=args.cube_ply,
                         move_plies=args.ply if args.b_ply is None else args.b_ply)
     n = args.matches if args.length else args.games
+    judge = None
+    if args.luck:
+        if args.length or not args.cubeless:
+            raise GammonError("--luck adjusts cubeless money games: add --cubeless (and drop --length)")
+        judge = load_analyst(args.luck, variant=args.variant)
     recorder = None
     if args.record:
         if args.cubeless and not args.length:
@@ -100,8 +105,9 @@ def cmd_match(args) -> int:
         if args.length or not args.cubeless:
             stats = duplicate_series(a, b, n, seed=args.seed, rules=rules, progress=bar.update, watch=recorder)
         else:
-            stats = duplicate_duel(a.policy, b.policy, n, seed=args.seed, variant=args.variant,
-                                   progress=bar.update).as_dict()
+            with tqdm(unit="roll", desc="luck", disable=judge is None or args.json or not sys.stderr.isatty()) as rolls:
+                stats = duplicate_duel(a.policy, b.policy, n, seed=args.seed, variant=args.variant,
+                                       progress=bar.update, luck=judge, luck_progress=rolls.update).as_dict()
     report = {"a": args.a, "b": args.b, "seed": args.seed, "cubeless": bool(args.cubeless and not args.length), **stats}
     if recorder is not None:
         save_match(recorder.log, args.record)
@@ -119,6 +125,10 @@ def cmd_match(args) -> int:
         kind = "cubeless" if report["cubeless"] else "cubeful"
         print(f"{args.a} vs {args.b}: {n} {kind} money games (duplicate dice, seed {args.seed})")
         print(f"  points per game for {args.a}: {report['ppg']:+.3f} (95% CI {low:+.3f} .. {high:+.3f})")
+        if judge is not None:
+            low, high = report["luck_adjusted_ci95"]
+            print(f"  luck-adjusted (judged by {args.luck}): {report['luck_adjusted_ppg']:+.3f} "
+                  f"(95% CI {low:+.3f} .. {high:+.3f})")
     return 0
 
 
@@ -197,6 +207,10 @@ def register(sub) -> None:
     match.add_argument("--cube-ply", type=int, default=0, choices=range(0, 3), help="cube decision depth (default 0)")
     match.add_argument("--seed", type=int, default=0)
     match.add_argument("--json", action="store_true")
+    match.add_argument("--luck", metavar="PLAYER",
+                       help="cubeless money games: judge every roll's luck with this net (default, a weights file) "
+                            "and report the luck-adjusted points per game too, an unbiased estimate with a much "
+                            "narrower interval")
     match.add_argument("--record", help="save the first match (or money game) to this .mat or .sgf file")
     match.set_defaults(run=cmd_match)
 

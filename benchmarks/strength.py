@@ -1,12 +1,14 @@
 """Playing strength: cubeless money games between two players, duplicate dice.
 
-    python benchmarks/strength.py A B --games 10000 [--seed S] [--json]
+    python benchmarks/strength.py A B --games 10000 [--seed S] [--luck default] [--json]
     gammon bench strength A B --games 10000
 
 A and B are a weights file, ``default`` (the shipped net), ``pubeval``, ``random``,
 ``heuristic`` or ``gnubg`` (GNU Backgammon 0-ply via PyPI gnubg-nn). Every dice
 sequence is played twice with the sides swapped; points per game (for A) come with a
-95% confidence interval over those pairs. All games run at once, batched.
+95% confidence interval over those pairs. All games run at once, batched. ``--luck NET``
+also judges every roll's luck with NET and reports the points per game less the luck: an
+unbiased estimate of the same quantity with a much narrower interval (engine/luck.py).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.evaluator import evaluator_policy  # noqa: E402
 from engine.game import duplicate_duel  # noqa: E402
 from engine.variants import VARIANTS  # noqa: E402
-from models.players import load_player  # noqa: E402
+from models.players import load_analyst, load_player  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -35,15 +37,20 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     parser.add_argument("--variant", default="standard", choices=sorted(VARIANTS),
                         help="the variant both play (default standard)")
+    parser.add_argument("--luck", metavar="NET", help="judge every roll's luck with NET (default, a weights file) "
+                        "and report the luck-adjusted points per game too")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
     a = load_player(args.a, seed=args.seed + 1, variant=args.variant)
     b = load_player(args.b, seed=args.seed + 2, variant=args.variant)
+    judge = load_analyst(args.luck, variant=args.variant) if args.luck else None
     started = time.perf_counter()
-    with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+    quiet = args.json or not sys.stderr.isatty()
+    with (tqdm(total=args.games, unit="game", disable=quiet) as bar,
+          tqdm(unit="roll", desc="luck", disable=quiet or judge is None) as rolls):
         stats = duplicate_duel(evaluator_policy(a), evaluator_policy(b), args.games, seed=args.seed,
-                               variant=args.variant, progress=bar.update)
+                               variant=args.variant, progress=bar.update, luck=judge, luck_progress=rolls.update)
     seconds = time.perf_counter() - started
     report = {"a": args.a, "b": args.b, "seed": args.seed, "variant": args.variant, **stats.as_dict(),
               "seconds": round(seconds, 1)}
@@ -53,6 +60,10 @@ def main(argv=None) -> int:
         low, high = stats.ci95
         print(f"{args.a} vs {args.b}: {stats.games} games (duplicate dice, seed {args.seed}), {seconds:.0f} s")
         print(f"  points per game for {args.a}: {stats.ppg:+.3f}  (95% CI {low:+.3f} .. {high:+.3f})")
+        if judge is not None:
+            low, high = stats.luck_adjusted_ci95
+            print(f"  luck-adjusted (judged by {args.luck}): {stats.luck_adjusted_ppg:+.3f}  "
+                  f"(95% CI {low:+.3f} .. {high:+.3f})")
         print(f"  wins {stats.win_rate:.1%}; gammons won {stats.gammon_rate:.1%}, "
               f"backgammons won {stats.backgammon_rate:.1%}; "
               f"gammons lost {stats.lose_gammon_rate:.1%}, backgammons lost {stats.lose_backgammon_rate:.1%}")

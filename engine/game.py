@@ -482,35 +482,60 @@ class DuelStats:
     backgammon_rate: float
     lose_gammon_rate: float
     lose_backgammon_rate: float
+    luck_adjusted_ppg: float | None = None  # ppg less the luck of the rolls (engine/luck.py), when asked for
+    luck_adjusted_ci95: tuple[float, float] | None = None
 
     def as_dict(self) -> dict:
-        return {**self.__dict__, "ci95": list(self.ci95)}
+        out = {**self.__dict__, "ci95": list(self.ci95)}
+        if self.luck_adjusted_ci95 is not None:
+            out["luck_adjusted_ci95"] = list(self.luck_adjusted_ci95)
+        return out
 
 
 def duplicate_duel(policy_a: Policy, policy_b: Policy, n_games: int, seed: int = 0,
-                   variant: str = "standard", progress: Callable[[int], None] | None = None) -> DuelStats:
+                   variant: str = "standard", progress: Callable[[int], None] | None = None,
+                   luck=None, luck_progress: Callable[[int], None] | None = None) -> DuelStats:
     """Play ``n_games`` (even) with duplicate dice: each dice sequence twice, sides swapped.
     ``progress(k)`` hears of every k games finished.
 
     The confidence interval treats each pair of games as one sample (their mean), which
     is what makes duplicate dice cut the variance: luck largely cancels inside a pair.
+    With ``luck`` (an evaluator with probabilities) every roll's luck is judged by it and
+    the results less the luck give a second, unbiased estimate with a narrower interval
+    (engine/luck.py); ``luck_progress(k)`` hears of every k rolls judged.
     """
     if n_games < 4 or n_games % 2:
         raise GammonError(f"duplicate games come in pairs: n_games must be even and >= 4; got {n_games}")
     half = n_games // 2
-    a_first = play_games((policy_a, policy_b), half, seed=seed, variant=variant, progress=progress).points
-    a_second = -play_games((policy_b, policy_a), half, seed=seed, variant=variant, progress=progress).points
+    record = luck is not None
+    first = play_games((policy_a, policy_b), half, seed=seed, variant=variant, progress=progress, record=record)
+    second = play_games((policy_b, policy_a), half, seed=seed, variant=variant, progress=progress, record=record)
+    a_first, a_second = first.points, -second.points
     points = np.concatenate([a_first, a_second]).astype(np.float64)
-    pairs = (a_first + a_second) / 2.0
-    ppg = float(pairs.mean())
-    half_width = 1.96 * float(pairs.std(ddof=1)) / np.sqrt(half)
+    ppg, ci95 = _pair_mean((a_first + a_second) / 2.0)
+    adjusted = {}
+    if record:
+        from .luck import games_luck  # luck judges with the analysis module, which builds on this one
+
+        a_luck = (games_luck(luck, first.records, luck_progress)
+                  - games_luck(luck, second.records, luck_progress))
+        mean, interval = _pair_mean((a_first + a_second - a_luck) / 2.0)
+        adjusted = {"luck_adjusted_ppg": mean, "luck_adjusted_ci95": interval}
     return DuelStats(
         games=n_games,
         ppg=ppg,
-        ci95=(float(ppg - half_width), float(ppg + half_width)),
+        ci95=ci95,
         win_rate=float((points > 0).mean()),
         gammon_rate=float((points >= 2).mean()),
         backgammon_rate=float((points >= 3).mean()),
         lose_gammon_rate=float((points <= -2).mean()),
         lose_backgammon_rate=float((points <= -3).mean()),
+        **adjusted,
     )
+
+
+def _pair_mean(pairs: np.ndarray) -> tuple[float, tuple[float, float]]:
+    """The mean of the pairs' results and its 95% confidence interval (normal approximation)."""
+    mean = float(pairs.mean())
+    half_width = 1.96 * float(pairs.std(ddof=1)) / float(np.sqrt(len(pairs)))
+    return mean, (mean - half_width, mean + half_width)

@@ -20,10 +20,10 @@ our own best at ``plies``:
 Thresholds per decision (per unit of the cube): doubtful from 0.04, error from 0.08,
 blunder from 0.16 (gnubg's defaults). The error rate is the mean loss per counted decision
 in millipoints (mp, thousandths of a point: gnubg's normalised mEMG); the performance
-rating PR is half of it (XG's scale: 500 times the mean loss). Luck of a roll is the
-cubeless equity of the best 0-ply play of the roll less the position's cubeless equity
-before the roll: the average of the same over the 36 rolls, or over the 30 that are not
-doubles for a game's opening roll. It is reported in mp per unit of the cube.
+rating PR is half of it (XG's scale: 500 times the mean loss). Luck of a roll
+(:mod:`engine.luck`) is the cubeless equity of the best 0-ply play of the roll less the
+average of the same over the rolls that could have come (the 30 non-doubles for a game's
+opening roll). It is reported in mp per unit of the cube.
 """
 
 from __future__ import annotations
@@ -33,12 +33,11 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .analysis import cube_efficiency, position_probs, rank_moves, searched_afterstates
+from .analysis import cube_efficiency, position_probs, rank_moves
 from .cube import Cube
-from .game import best_in_groups
+from .luck import roll_luck
 from .match import can_double, cube_decision, match_equity_of_probs
 from .matchlog import MatchLog
-from .movegen import generate
 from .notation import format_move
 from .probability import cubeless_equity
 from .replay import Decision, replay
@@ -170,18 +169,11 @@ def _judge_cube(evaluator, d: Decision, plies: int) -> Judged | None:
 
 
 def _luck_and_graph(evaluator, moves: list[Decision]) -> tuple[list[float], list[tuple[int, float]]]:
-    """Each roll's luck for its mover, and player 0's standing before each move, batched."""
+    """Each roll's luck for its mover (engine/luck.py), and player 0's standing before each move, batched."""
     if not moves:
         return [], []
     boards = np.stack([d.board for d in moves])
-    before = position_probs(evaluator, boards, 1)  # the average over the rolls of the best 0-ply play
-    average = cubeless_equity(before)
-    openings = np.flatnonzero([d.opening for d in moves])
-    if len(openings):  # the opening roll is never a double: average over the 15 other rolls
-        unequal = np.array([(a, b) for a in range(1, 7) for b in range(a + 1, 7)])
-        average[openings] = _best_equities(evaluator, np.repeat(boards[openings], len(unequal), axis=0),
-                                           np.tile(unequal, (len(openings), 1))).reshape(len(openings), -1).mean(1)
-    luck = (_best_equities(evaluator, boards, np.array([d.dice for d in moves])) - average).tolist()
+    luck, before = roll_luck(evaluator, boards, np.array([d.dice for d in moves]), np.array([d.opening for d in moves]))
     graph = []
     for d, probs in zip(moves, before):
         if d.cube.money:
@@ -190,14 +182,7 @@ def _luck_and_graph(evaluator, moves: list[Decision]) -> tuple[list[float], list
         else:
             mwc = float(match_equity_of_probs(probs, d.cube))
             graph.append((d.game, mwc if d.player == 0 else 1.0 - mwc))
-    return luck, graph
-
-
-def _best_equities(evaluator, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
-    """The cubeless equity of the best 0-ply play of each board's roll, for its mover."""
-    afterstates = generate(boards, dice, check=False)
-    equity = cubeless_equity(searched_afterstates(evaluator, afterstates.boards, 0))
-    return equity[best_in_groups(equity, afterstates.offsets)]
+    return luck.tolist(), graph
 
 
 def _stats(name: str, judged: list[Judged], player: int) -> PlayerStats:

@@ -138,6 +138,16 @@ def test_match_command_plays_duplicate_cubeful_games_and_matches(capsys):
     assert json.loads(capsys.readouterr().out)["match_win_rate"] > 0.5
 
 
+def test_match_adjusts_cubeless_games_for_luck_and_refuses_it_elsewhere(capsys):
+    assert main(["match", "default", "pubeval", "--games", "8", "--cubeless", "--luck", "default"]) == 0
+    out = capsys.readouterr().out
+    assert "points per game for default" in out and "luck-adjusted (judged by default)" in out
+    assert main(["match", "default", "pubeval", "--games", "8", "--luck", "default"]) == 2
+    assert "--luck adjusts cubeless money games: add --cubeless" in capsys.readouterr().err
+    assert main(["match", "default", "pubeval", "--games", "8", "--cubeless", "--luck", "pubeval"]) == 2
+    assert "pubeval has no probability estimates" in capsys.readouterr().err
+
+
 def test_bad_training_options_and_unusable_paths_get_one_line(capsys, tmp_path):
     (tmp_path / "a-file").write_text("not a folder")
     cases = [

@@ -103,6 +103,10 @@ def test_strength_benchmark_prints_json(capsys):
     low, high = report["ci95"]
     assert low <= report["ppg"] <= high
     assert {"win_rate", "gammon_rate", "backgammon_rate"} <= set(report)
+    assert report["luck_adjusted_ppg"] is None
+    assert strength_main(["default", "pubeval", "--games", "8", "--seed", "3", "--luck", "default", "--json"]) == 0
+    low, high = json.loads(capsys.readouterr().out)["luck_adjusted_ci95"]
+    assert low < high
 
 
 def race_and_contact(boards):

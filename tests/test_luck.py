@@ -1,0 +1,58 @@
+"""Luck of a roll, and results with the luck taken out (engine/luck.py)."""
+
+import numpy as np
+
+from engine.analysis import ROLL_WEIGHTS, ROLLS
+from engine.board import MOVER_BAR, starting_board
+from engine.evaluator import evaluator_policy
+from engine.game import duplicate_duel
+from engine.luck import OPENING_ROLLS, roll_luck
+from models.players import load_analyst, load_player
+
+NET = load_analyst("default")
+
+
+def entering_against_five_points() -> np.ndarray:
+    """Mover: one checker on the bar, the rest home; the opponent's board made but for its 6 point (our 19)."""
+    board = np.zeros(26, dtype=np.int8)
+    board[MOVER_BAR] = 1
+    board[[1, 2, 3, 4, 5]] = [3, 3, 3, 3, 2]
+    board[[20, 21, 22, 23, 24]] = -2
+    board[[12, 13]] = -2, -3  # 15 opposing checkers
+    return board
+
+
+def test_a_rolls_luck_averages_zero_over_the_rolls_that_could_come():
+    for board in (entering_against_five_points(), starting_board()):
+        luck, _ = roll_luck(NET, np.repeat(board[None], len(ROLLS), axis=0), ROLLS)
+        assert abs(float(luck @ ROLL_WEIGHTS)) < 1e-9
+
+
+def test_an_opening_rolls_luck_averages_zero_over_the_fifteen_openings():
+    k = len(OPENING_ROLLS)
+    luck, _ = roll_luck(NET, np.repeat(starting_board()[None], k, axis=0), OPENING_ROLLS, np.ones(k, dtype=bool))
+    assert k == 15 and abs(float(luck.mean())) < 1e-9
+    assert luck[[tuple(r) for r in OPENING_ROLLS.tolist()].index((1, 3))] > 0  # 3-1 makes the 5 point
+
+
+def test_entering_is_lucky_and_dancing_unlucky():
+    board = entering_against_five_points()
+    luck, _ = roll_luck(NET, np.stack([board, board]), np.array([[6, 6], [1, 2]]))
+    assert luck[0] > 0 > luck[1]  # 6-6 enters (on the open 6 point); 1-2 dances
+
+
+def test_luck_adjusted_results_agree_with_the_results_and_are_narrower():
+    net, pubeval = (evaluator_policy(load_player(p)) for p in ("default", "pubeval"))
+    stats = duplicate_duel(net, pubeval, 24, seed=3, luck=NET)
+    low, high = stats.ci95
+    adjusted_low, adjusted_high = stats.luck_adjusted_ci95
+    assert adjusted_high - adjusted_low < (high - low) / 2
+    assert adjusted_low < stats.ppg < adjusted_high and low < stats.luck_adjusted_ppg < high
+    assert adjusted_low > 0  # the net beats pubeval, which the raw interval cannot tell from 12 pairs
+    assert stats.as_dict()["luck_adjusted_ci95"] == [adjusted_low, adjusted_high]
+
+
+def test_the_same_player_in_both_seats_has_no_luck_left_over():
+    policy = evaluator_policy(load_player("heuristic"))
+    stats = duplicate_duel(policy, policy, 8, seed=4, luck=NET)
+    assert stats.ppg == 0 and abs(stats.luck_adjusted_ppg) < 1e-9
