@@ -26,6 +26,7 @@ from .probability import cubeless_equity
 
 OPENING_ROLLS = ROLLS[ROLLS[:, 0] != ROLLS[:, 1]]  # the 15 rolls an opening can be, equally likely
 CHUNK = 1024  # rolls judged per batch: each position spreads into 21 rolls of about 20 plays
+WILD_CHUNK = 16  # ... but into tens of thousands where a wild roll may be played with any double
 
 
 def best_play_equities(evaluator: ProbabilityEvaluator, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
@@ -58,13 +59,16 @@ def games_luck(evaluator: ProbabilityEvaluator, records: list[GameRecord],
                progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Player 0's luck in each recorded game: the luck of its rolls less that of its opponent's.
 
-    Each record starts from the starting position (its first turn is the opening roll).
+    Each record is one whole game from the starting position (its first turn is the opening
+    roll) in which every roll was played: a roll seen and then resigned on would go missing
+    because of its own value, and the estimate would no longer be unbiased.
     ``progress(k)`` hears of every k rolls judged.
     """
     turns = [(g, i, turn) for g, record in enumerate(records) for i, turn in enumerate(record.turns)]
     luck = np.zeros(len(records))
-    for start in range(0, len(turns), CHUNK):
-        part = turns[start:start + CHUNK]
+    chunk = CHUNK if evaluator.variant.wild_roll is None else WILD_CHUNK
+    for start in range(0, len(turns), chunk):
+        part = turns[start:start + chunk]
         game = np.array([g for g, _, _ in part])
         sign = np.array([1.0 if mover == 0 else -1.0 for _, _, (mover, _, _, _) in part])
         rolls, _ = roll_luck(evaluator, np.stack([board for _, _, (_, _, board, _) in part]),
