@@ -10,7 +10,7 @@ from engine.game import Rules, play
 from engine.match_analysis import analyse
 from engine.matchlog import Action, MatchFileError, Recorder
 from engine.replay import replay
-from models.players import load_analyst
+from models.players import load_analyst, load_player
 
 NET = load_analyst("default")
 
@@ -76,7 +76,7 @@ def test_replay_names_the_game_and_line_of_what_the_rules_forbid():
         replay(log)
 
 
-def test_the_analysis_finds_a_planted_blunder_and_the_missed_doubles():
+def test_the_analysis_finds_a_planted_blunder():
     log, _ = recorded((Blundering(blunder_at=6), EvaluatorPlayer(NET)), 0, seed=7)
     result = analyse(log, NET, plies=0)
     alice, bob = result.players
@@ -84,11 +84,23 @@ def test_the_analysis_finds_a_planted_blunder_and_the_missed_doubles():
     assert [j.decision.player for j in blunders] == [0]  # the planted one, and nothing by the net itself
     sixth = [j for j in result.judged if j.decision.kind == "move" and j.decision.player == 0][5]
     assert blunders[0] is sixth and sixth.played != sixth.best
-    assert alice.missed_doubles >= 1 and alice.wrong_doubles == 0
+    assert alice.wrong_doubles == 0
     assert bob.blunders == 0 and bob.error_rate_mp < 5 and alice.error_rate_mp > bob.error_rate_mp
     report = result.as_dict()
     assert {"name", "decisions", "error_rate_mp", "pr", "luck_mp"} <= set(report["players"][0])
     assert {"position", "action", "best", "loss_mp"} <= set(report["decisions"][0])
+
+
+def test_the_analysis_finds_the_doubles_a_player_never_offers():
+    """The net that never doubles, far ahead of pubeval (which plays weakly), misses doubles and makes
+    no wrong ones: in 9 of 10 seeded games it did, and 14 times in this one with the model of the day."""
+    class Passive(EvaluatorPlayer):
+        def doubles(self, boards, cubes):
+            return np.zeros(len(boards), dtype=bool)
+
+    log, _ = recorded((Passive(NET), EvaluatorPlayer(load_player("pubeval"))), 0, seed=6)
+    alice = analyse(log, NET, plies=0).players[0]
+    assert alice.missed_doubles >= 1 and alice.wrong_doubles == 0
 
 
 def test_gammon_analyze_reports_a_gnubg_match_as_text_json_and_html(tmp_path, capsys):

@@ -69,7 +69,7 @@ RECIPES = {
             # and by generation 14's
             DistillConfig(positions=100_000, seed=25, replay=14, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
-            # and by generation 15's (not shipped yet: models/default.pt is generation 15)
+            # and by generation 15's: the shipped model, models/default.pt
             DistillConfig(positions=100_000, seed=26, replay=15, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
         ],
