@@ -64,17 +64,19 @@ def games_luck(evaluator: ProbabilityEvaluator, records: list[GameRecord],
     because of its own value, and the estimate would no longer be unbiased.
     ``progress(k)`` hears of every k rolls judged.
     """
-    turns = [(g, i, turn) for g, record in enumerate(records) for i, turn in enumerate(record.turns)]
+    turns = [(g, i == 0, mover, rolled, board) for g, record in enumerate(records)
+             for i, (mover, rolled, board, _) in enumerate(record.turns)]
     luck = np.zeros(len(records))
+    if not turns:
+        return luck
+    game, opening, mover, dice = (np.array(column) for column in list(zip(*turns))[:4])
+    boards = np.stack([board for *_, board in turns])
+    sign = np.where(mover == 0, 1.0, -1.0)
     chunk = CHUNK if evaluator.variant.wild_roll is None else WILD_CHUNK
     for start in range(0, len(turns), chunk):
-        part = turns[start:start + chunk]
-        game = np.array([g for g, _, _ in part])
-        sign = np.array([1.0 if mover == 0 else -1.0 for _, _, (mover, _, _, _) in part])
-        rolls, _ = roll_luck(evaluator, np.stack([board for _, _, (_, _, board, _) in part]),
-                             np.array([rolled for _, _, (_, rolled, _, _) in part]),
-                             np.array([i == 0 for _, i, _ in part]))
-        luck += np.bincount(game, weights=rolls * sign, minlength=len(records))
+        part = slice(start, start + chunk)
+        rolls, _ = roll_luck(evaluator, boards[part], dice[part], opening[part])
+        luck += np.bincount(game[part], weights=rolls * sign[part], minlength=len(records))
         if progress:
-            progress(len(part))
+            progress(len(rolls))
     return luck
