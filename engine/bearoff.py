@@ -469,3 +469,7 @@ class WithBearoff:
 
     def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
         return afterstate_equity(self, boards)
+
+    def settled(self, boards: np.ndarray) -> np.ndarray:
+        """(N,) bool: the positions the databases answer (a rollout may stop there, see engine.rollout)."""
+        return bearoff_probabilities(boards, self.variant.checkers, self.databases, self.variant.geometry)[1]

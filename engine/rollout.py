@@ -6,6 +6,10 @@ reduction: the first roll is stratified, game ``i`` starting with the ``i mod 36
 36 ordered rolls, so every first roll weighs exactly its 1/36 (use a multiple of 36 games).
 Truncated rollouts stop after ``truncate`` turns and score each unfinished game with the
 evaluator. Same seed, same result.
+
+:func:`rollout_positions` rolls out many positions at once, each for a few games (training
+labels): its games also stop where ``settled`` says the evaluator's answer is exact (a
+bear-off the databases hold), which removes the rest of the game's luck from the result.
 """
 
 from __future__ import annotations
@@ -111,6 +115,55 @@ def cubeful_rollout(
                                 passes, time.perf_counter() - started)
 
 
+SETTLE_TURNS = 2  # turns played between looks for settled positions
+
+
+def rollout_positions(
+    evaluator: ProbabilityEvaluator,
+    boards: np.ndarray,
+    games: int = 36,
+    seed: int = 0,
+    settled: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
+    """(N, 5) mean result probabilities of ``games`` cubeless rollout games of each board (player on roll).
+
+    Game ``i`` of a board starts with the ``i mod 36``-th ordered roll. Every game is
+    played out by the evaluator's 0-ply choices, and all games of all boards move in one
+    batch. With ``settled`` (boards seen from the side on roll -> (M,) bool), a game whose
+    position is settled before a roll (every :data:`SETTLE_TURNS` turns) stops there and
+    scores the evaluator's probabilities for it.
+    """
+    boards = np.asarray(boards)
+    if games < 1:
+        raise GammonError(f"a rollout needs at least 1 game a position; got {games}")
+    policy = evaluator_policy(evaluator)
+    n = len(boards) * games
+    probs = np.zeros((n, 5))
+    current, dice = np.repeat(boards, games, axis=0), FIRST_ROLLS[np.arange(n) % 36]
+    slots = np.arange(n)
+    swapped = np.zeros(n, dtype=bool)  # the side on roll in ``current`` is the board's opponent
+    rounds = 0
+    while len(slots):
+        result = play_games((policy, policy), len(slots), seed=seed * 1_000_003 + rounds,
+                            variant=evaluator.variant.name, start=current, first_dice=dice,
+                            stop_after=SETTLE_TURNS if settled is not None else None)
+        over = result.points != 0
+        probs[slots[over]] = _seen_by(outcome_probs(result.points[over]), swapped[slots[over]])
+        slots, current = slots[~over], result.boards[~over]
+        swapped[slots] ^= result.on_roll[~over] == 1
+        done = settled(current) if len(slots) else np.zeros(0, dtype=bool)
+        if done.any():
+            estimate = np.asarray(evaluator.probabilities(current[done]), dtype=np.float64)
+            probs[slots[done]] = _seen_by(estimate, swapped[slots[done]])
+        slots, current, dice, rounds = slots[~done], current[~done], None, rounds + 1
+    return probs.reshape(len(boards), games, 5).mean(axis=1)
+
+
+def _seen_by(probs: np.ndarray, swapped: np.ndarray) -> np.ndarray:
+    """``probs`` of the side on roll, turned to the rolled-out board's player where ``swapped``."""
+    return np.where(swapped[:, None], swap_sides(probs), probs)
+
+
 def _cubeless(evaluator, board, games, seed, truncate, progress) -> RolloutResult:
     policy = evaluator_policy(evaluator)
     started = time.perf_counter()
@@ -124,7 +177,7 @@ def _cubeless(evaluator, board, games, seed, truncate, progress) -> RolloutResul
         going = result.points == 0
         if going.any():
             estimate = np.asarray(evaluator.probabilities(result.boards[going]), dtype=np.float64)
-            probs[going] = np.where((result.on_roll[going] == 1)[:, None], swap_sides(estimate), estimate)
+            probs[going] = _seen_by(estimate, result.on_roll[going] == 1)
             truncated += int(going.sum())
         per_game.append(probs)
         if progress:

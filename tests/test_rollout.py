@@ -1,12 +1,13 @@
-"""Rollouts: exact on decided positions, reproducible, stratified first roll, truncation."""
+"""Rollouts: exact on decided positions, reproducible, stratified first roll, truncation, many positions at once."""
 
 import numpy as np
 import pytest
 from test_analysis import PipEvaluator  # tests/ is on sys.path under pytest
 
 import engine.rollout as rollout_module
+from engine.bearoff import WithBearoff
 from engine.board import starting_board
-from engine.rollout import FIRST_ROLLS, cubeful_rollout, rollout
+from engine.rollout import FIRST_ROLLS, SETTLE_TURNS, cubeful_rollout, rollout, rollout_positions
 from engine.variants import VARIANTS
 
 
@@ -72,3 +73,31 @@ def test_rollouts_play_and_score_by_the_evaluators_variant():
     assert rollout(fevga, board, games=36).probs.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]
     assert cubeful_rollout(PipEvaluator(), board, games=36).equity == 3.0
     assert cubeful_rollout(fevga, board, games=36).equity == 2.0
+
+
+def test_many_positions_roll_out_at_once_each_for_its_player_on_roll():
+    winning = np.zeros(26, dtype=np.int8)
+    winning[1] = 1  # our last checker comes off at once, theirs all home with none off: a gammon
+    winning[19:25] = [-3, -3, -3, -2, -2, -2]
+    losing = np.zeros(26, dtype=np.int8)
+    losing[13] = 15  # ours all on the midpoint; their last checker comes off next: we lose a gammon
+    losing[24] = -1
+    probs = rollout_positions(PipEvaluator(), np.stack([winning, losing, starting_board()]), games=72, seed=3)
+    assert probs[:2].tolist() == [[1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0]]
+    assert 0 < probs[2, 0] < 1
+    # One board plays rollout()'s games: game i starts with the (i mod 36)-th roll, the dice from the seed.
+    alone = rollout_positions(PipEvaluator(), starting_board()[None], games=72, seed=3)
+    assert np.array_equal(alone[0], rollout(PipEvaluator(), starting_board(), games=72, seed=3).probs)
+    with pytest.raises(ValueError, match="at least 1 game"):
+        rollout_positions(PipEvaluator(), winning[None], games=0)
+
+
+def test_settled_games_stop_and_score_the_evaluators_answer():
+    everything = rollout_positions(PipEvaluator(), starting_board()[None], games=72, seed=5,
+                                   settled=lambda boards: np.ones(len(boards), dtype=bool))
+    truncated = rollout(PipEvaluator(), starting_board(), games=72, seed=5, truncate=SETTLE_TURNS)
+    assert np.array_equal(everything[0], truncated.probs)
+    # A bear-off the databases hold is settled; the opening is not.
+    bearoff = np.zeros(26, dtype=np.int8)
+    bearoff[1:4], bearoff[22:25] = 2, -2
+    assert WithBearoff(PipEvaluator()).settled(np.stack([bearoff, starting_board()])).tolist() == [True, False]

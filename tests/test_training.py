@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from engine.bearoff import WithBearoff
-from engine.board import starting_board
+from engine.board import RACE, position_class, starting_board
 from engine.errors import GammonError
 from engine.evaluator import evaluator_policy
 from engine.game import duplicate_duel, ranked_in_groups
@@ -25,6 +25,7 @@ from training.distill import (
     held_out_rows,
     label_chunk,
     label_positions,
+    labeller,
     model_runner,
     rival_plays,
 )
@@ -213,6 +214,38 @@ def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
         generation(first, tmp_path / "gen5", replace(config, replay=0, fresh="crashed=8"), progress=False)
     with pytest.raises(GammonError, match="--fresh"):
         generation(first, tmp_path / "gen6", replace(config, replay=0, fresh="contact=8x"), progress=False)
+
+
+def test_a_generation_can_fit_the_race_net_alone_on_rollout_labels(tmp_path):
+    td = train(tiny(games=300, parallel=32, hidden=16, checkpoint_every=300), tmp_path / "td", progress=False)
+    first = generation(td, tmp_path / "gen1", DistillConfig(positions=400, epochs=2, chunk=400, seed=5),
+                       progress=False)
+    config = DistillConfig(positions=400, epochs=3, chunk=50, seed=6, replay=1, relabel=True, rollouts=36,
+                           nets="race", split="hash", lr=1e-3)
+    second = generation(first, tmp_path / "gen2", config, progress=False)
+    # Only race positions are kept, new and replayed, and their labels are the rollouts'.
+    own, relabelled = np.load(tmp_path / "gen2" / "positions.npy"), np.load(tmp_path / "gen2" / "relabels.npy")
+    gen1 = np.load(tmp_path / "gen1" / "positions.npy")
+    assert len(own) > 0 and (position_class(own) == RACE).all()
+    assert len(relabelled) == int((position_class(gen1) == RACE).sum()) > 0
+    rolled = model_runner(labeller(config), WithBearoff(load_weights(first)), first)
+    labels = np.load(tmp_path / "gen2" / "labels.npy")
+    assert np.allclose(label_positions(own[:50], 50, tmp_path / "p.npz", rolled, progress=False), labels[:50])
+    assert labels.shape == (len(own), 6) and np.allclose(labels.sum(1), 1, atol=1e-5)
+    # The contact net is untouched, the race net fitted.
+    before, after = load_weights(first).net.nets, load_weights(second).net.nets
+    assert same_weights(before["contact"].state_dict(), after["contact"].state_dict())
+    assert not same_weights(before["race"].state_dict(), after["race"].state_dict())
+    # A generation after it replays gen2's race positions and, past it, gen1's whole fit.
+    generation(second, tmp_path / "gen3", DistillConfig(positions=100, epochs=1, chunk=100, seed=7, replay=2),
+               progress=False)
+    fitted = [json.loads(line) for line in (tmp_path / "gen3" / "log.jsonl").read_text().splitlines()][-1]
+    assert fitted["positions"] == 100 + len(own) + len(relabelled) + len(gen1)
+    with pytest.raises(GammonError, match="--nets 'crashed'"):
+        generation(first, tmp_path / "gen4", DistillConfig(positions=100, nets="crashed"), progress=False)
+    with pytest.raises(GammonError, match="does not fit"):
+        generation(first, tmp_path / "gen5", DistillConfig(positions=100, nets="race", fresh="contact=8"),
+                   progress=False)
 
 
 def test_rival_plays_are_ranked_just_below_the_best_of_groups_with_a_choice():

@@ -14,7 +14,10 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    in order: the positions are the same on one process, ``--workers K`` or ``--ray``.
 2. **Labels** (``labels.npy``): each position's distribution over the six results for
    the player on roll, from the model's own ``plies``-deep search
-   (:func:`engine.analysis.position_probs`), bear-offs answered by the exact databases.
+   (:func:`engine.analysis.position_probs`), bear-offs answered by the exact databases;
+   or, with ``--rollouts N``, from N rollout games of the model's 0-ply play
+   (:func:`engine.rollout.rollout_positions`, each game stopping at a bear-off the
+   databases hold): slower per position and noisy, but free of the net's own bias.
    Labelling runs in chunks (on this process, ``--workers K`` or ``--ray``, with the
    same labels); finished chunks are kept in ``labels.partial.npz``.
    With ``--relabel`` the replayed generations' positions (each once) are labelled
@@ -25,7 +28,9 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    named by ``--fresh``), on this generation's positions and those of the ``--replay``
    generations before it (a relabelling generation among them stands for all older
    ones); a share of the positions is held out, and each net keeps the epoch with its
-   lowest held-out divergence from the labels.
+   lowest held-out divergence from the labels. ``--nets race`` fits that class net
+   alone: the positions of the others are dropped as soon as they are collected (and
+   from the replayed ones), so nothing is spent labelling them.
 
 Targets come only from our own nets and searches: the model teaches its next version
 what its search already knows. ``log.jsonl`` records every step.
@@ -54,6 +59,7 @@ from engine.evaluator import afterstate_scores
 from engine.files import atomic_write
 from engine.game import play_games, random_policy, ranked_in_groups, result_points
 from engine.probability import exclusive_results
+from engine.rollout import rollout_positions
 from models.network import TDNet, evaluator_from_payload, load_payload, save_weights
 from training.runners import Runner, in_process, process_pool, ray_tasks
 from training.train import append_log
@@ -78,6 +84,8 @@ class DistillConfig:
     relabel: bool = False  # label the replayed positions anew with this generation's search (else keep their labels)
     fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: contact=512x256
     rivals: float = 0.0  # share of moves whose near-best rival play is collected too (collect_positions)
+    rollouts: int = 0  # > 0: label by that many rollout games a position (0-ply play) instead of the search
+    nets: str = ""  # the class nets fitted, comma-separated (e.g. race); positions of the others are dropped
 
 
 def save_array(path: Path, array: np.ndarray) -> None:
@@ -236,6 +244,27 @@ def label_chunk(plies: int, teacher, chunk: Chunk) -> np.ndarray:
     return result_labels(position_probs(evaluator_of(teacher), chunk.boards, plies))
 
 
+def rollout_chunk(games: int, seed: int, teacher, chunk: Chunk) -> np.ndarray:
+    """The task of every runner with ``--rollouts``: ``chunk``'s labels from ``games`` rollout games a position.
+
+    The dice come from (seed, the chunk's first row), so the labels do not depend on the runner.
+    """
+    evaluator = evaluator_of(teacher)
+    return result_labels(rollout_positions(evaluator, chunk.boards, games, seed=seed * 1_000_003 + chunk.start,
+                                           settled=evaluator.settled))
+
+
+def labeller(config: DistillConfig):
+    """The labelling task of ``config``: its search, or its rollouts."""
+    return partial(rollout_chunk, config.rollouts, config.seed) if config.rollouts else partial(label_chunk,
+                                                                                                 config.plies)
+
+
+def teaching(config: DistillConfig) -> str:
+    """How ``config`` labels, in words for the progress bar."""
+    return f"{config.rollouts} rollout games" if config.rollouts else f"{config.plies}-ply"
+
+
 def label_positions(boards: np.ndarray, chunk: int, partial: Path, runner: Runner, progress: bool = True,
                     save_every: float = 60.0, desc: str = "labels") -> np.ndarray:
     """(N, 6) result distributions, ``chunk`` positions per piece of work run by ``runner`` (a ``label_chunk`` task).
@@ -279,10 +308,11 @@ def labelled_once(boards: np.ndarray, labels_file: Path, runner: Runner, config:
         started = time.perf_counter()
         partial = labels_file.with_suffix(".partial.npz")
         labels = label_positions(boards, config.chunk, partial, runner, progress,
-                                 desc=f"{labels_file.stem} ({config.plies}-ply)")
+                                 desc=f"{labels_file.stem} ({teaching(config)})")
         save_array(labels_file, labels)
         partial.unlink(missing_ok=True)
-        append_log(log, {"step": labels_file.stem, "plies": config.plies, "count": len(labels),
+        how = {"rollouts": config.rollouts} if config.rollouts else {"plies": config.plies}
+        append_log(log, {"step": labels_file.stem, **how, "count": len(labels),
                          "seconds": round(time.perf_counter() - started, 1)})
     return np.load(labels_file)
 
@@ -297,21 +327,26 @@ def replayed_positions(boards: np.ndarray, earlier: list[Path]) -> np.ndarray:
 # -- 3. fit ------------------------------------------------------------------------------------
 
 
-def replayed_labels(earlier: list[Path]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def replayed_labels(earlier: list[Path], model) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The positions and labels of the ``earlier`` generations (newest first), as they were fitted.
 
     A relabelling generation's fit holds every position before it with its own labels, so
-    it stands for all the older generations: the walk stops there.
+    it stands for all the older generations: the walk stops there, unless it fitted only
+    some nets (``--nets``) and so kept only their positions. ``model`` routes positions to
+    nets as the generations did.
     """
     boards, labels = [], []
     for folder in earlier:
         boards.append(np.load(folder / "positions.npy"))
         labels.append(np.load(folder / "labels.npy"))
         if (folder / "relabels.npy").exists():
-            replay = json.loads((folder / "config.json").read_text())["replay"]
-            boards.append(replayed_positions(boards[-1], replay_folders(folder, replay)))
+            config = json.loads((folder / "config.json").read_text())
+            replayed = replayed_positions(boards[-1], replay_folders(folder, config["replay"]))
+            nets = fitted_nets(model, config.get("nets", ""))
+            boards.append(replayed[fitted_rows(model, replayed, nets)])
             labels.append(np.load(folder / "relabels.npy"))
-            break
+            if len(nets) == len(model.nets):
+                break
     return boards, labels
 
 
@@ -408,6 +443,24 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
     return {"held_out_before": start, "held_out_after": held_out()}
 
 
+def fitted_nets(model, nets: str) -> list[str]:
+    """The names of the nets ``--nets`` asks to fit (comma-separated; empty: all of the model's)."""
+    names = nets.split(",") if nets else list(model.nets)
+    unknown = sorted(set(names) - set(model.nets))
+    if unknown:
+        raise GammonError(f"--nets {nets!r}: the model has no {', '.join(unknown)} net "
+                          f"(it has {', '.join(model.nets)})")
+    return names
+
+
+def fitted_rows(model, boards: np.ndarray, names: list[str]) -> np.ndarray:
+    """(N,) bool: the ``boards`` that one of the nets ``names`` answers."""
+    keep = np.zeros(len(boards), dtype=bool)
+    for name, rows in model.route(boards):
+        keep[rows] = name in names
+    return keep
+
+
 def replay_folders(out: Path, replay: int) -> list[Path]:
     """The ``replay`` generation folders before ``out`` (``gen6`` replays ``gen5``, ``gen4``, ...), all labelled."""
     if not replay:
@@ -462,6 +515,9 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
                           else config.device))
     evaluator = WithBearoff(net)
     earlier, widths = replay_folders(out, config.replay), fresh_widths(config.fresh, list(model.nets))
+    fitting = fitted_nets(model, config.nets)
+    if set(widths) - set(fitting):
+        raise GammonError(f"--fresh {config.fresh!r} restarts a net that --nets {config.nets!r} does not fit")
 
     positions_file = out / "positions.npy"
     if not positions_file.exists():
@@ -470,22 +526,26 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
                              evaluator, model_path, workers, ray)
         width = 2 * workers if workers > 1 else 8 if ray else 1  # batches in flight: more would be wasted at the end
         boards = collect_positions(config.positions, config.seed, games, width, progress)
+        boards = boards[fitted_rows(model, boards, fitting)]
         save_array(positions_file, boards)
         classes = np.bincount(position_class(boards), minlength=len(CLASS_NAMES))
         append_log(log, {"step": "positions", "count": len(boards), "seconds": round(time.perf_counter() - started, 1),
                          **{name: int(n) for name, n in zip(CLASS_NAMES, classes)}})
     boards = np.load(positions_file)
 
-    runner = model_runner(partial(label_chunk, config.plies), evaluator, model_path, workers, ray)
+    runner = model_runner(labeller(config), evaluator, model_path, workers, ray)
     labels = labelled_once(boards, out / "labels.npy", runner, config, log, progress)
     if config.relabel and earlier:
         replayed = replayed_positions(boards, earlier)
+        replayed = replayed[fitted_rows(model, replayed, fitting)]
         boards = np.concatenate([boards, replayed])
         labels = np.concatenate([labels, labelled_once(replayed, out / "relabels.npy", runner, config, log,
                                                        progress)])
     else:
-        old_boards, old_labels = replayed_labels(earlier)
+        old_boards, old_labels = replayed_labels(earlier, model)
         boards, labels = np.concatenate([boards] + old_boards), np.concatenate([labels] + old_labels)
+        kept = fitted_rows(model, boards, fitting)
+        boards, labels = boards[kept], labels[kept]
     for name, hidden in widths.items():  # after labelling: the search labels with the nets as they were
         model.nets[name] = TDNet(model.nets[name].encoding, hidden).to(model.device)
 
