@@ -19,6 +19,7 @@ from models.network import WeightsError, load_weights
 from training.distill import (
     Collecting,
     DistillConfig,
+    build_parser,
     collect_batch,
     collect_positions,
     generation,
@@ -246,6 +247,13 @@ def test_a_generation_can_fit_the_race_net_alone_on_rollout_labels(tmp_path):
     with pytest.raises(GammonError, match="does not fit"):
         generation(first, tmp_path / "gen5", DistillConfig(positions=100, nets="race", fresh="contact=8"),
                    progress=False)
+
+
+def test_the_distill_command_reads_switches_as_switches():
+    args = build_parser().parse_args(["--model", "m.pt", "--out", "gen2", "--relabel", "--no-cosine", "--nets", "race",
+                                      "--rollouts", "36"])
+    assert (args.relabel, args.cosine, args.nets, args.rollouts) == (True, False, "race", 36)
+    assert build_parser().parse_args(["--model", "m.pt", "--out", "gen2"]).relabel is False
 
 
 def test_rival_plays_are_ranked_just_below_the_best_of_groups_with_a_choice():

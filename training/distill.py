@@ -563,7 +563,11 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m training.distill", description=__doc__.split("\n")[0])
     for name, value in asdict(DistillConfig()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value, help=f"(default {value})")
+        flag = f"--{name.replace('_', '-')}"
+        if isinstance(value, bool):  # --relabel / --no-relabel: type=bool would read "False" as true
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=value)
+        else:
+            parser.add_argument(flag, type=type(value), default=value, help=f"(default {value})")
     parser.add_argument("--model", type=Path, required=True, help="weights to start from (and to label with)")
     parser.add_argument("--out", type=Path, required=True, help="generation folder")
     add_worker_options(parser)
