@@ -8,7 +8,8 @@ A recipe is a list of stages run one after another, each in its own folder of ``
    position class with the knowledge-carrying inputs of :mod:`models.features`.
 2. ``gen1``, ``gen2``, ...: supervised generations (:mod:`training.distill`): positions
    from the current model's self-play, labelled by its own 1-ply search, fitted. The
-   later ones widen the contact net and fit on the labels of earlier generations too.
+   later ones widen the contact net and fit on the labels of earlier generations too;
+   the last refits the race net alone on labels from the 2-ply search.
 
 A stage whose ``model.pt`` exists is done and is skipped; an unfinished one resumes
 (the TD stage from its checkpoint, a generation from its last saved step). After each
@@ -69,9 +70,14 @@ RECIPES = {
             # and by generation 14's
             DistillConfig(positions=100_000, seed=25, replay=14, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
-            # and by generation 15's: the shipped model, models/default.pt
+            # and by generation 15's
             DistillConfig(positions=100_000, seed=26, replay=15, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
+            # then the race net alone, on every race position so far labelled anew by generation 16's 2-ply
+            # search (where its race play is best), the new ones from 200,000 self-play positions: the shipped
+            # model, models/default.pt
+            DistillConfig(positions=200_000, seed=27, replay=16, relabel=True, rivals=0.5, plies=2, nets="race",
+                          split="hash", cosine=True, epochs=30, lr=2e-4),
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
