@@ -151,7 +151,8 @@ def rollout_positions(
         probs[slots[over]] = _seen_by(outcome_probs(result.points[over]), swapped[slots[over]])
         slots, current = slots[~over], result.boards[~over]
         swapped[slots] ^= result.on_roll[~over] == 1
-        done = settled(current) if len(slots) else np.zeros(0, dtype=bool)
+        # without ``settled`` the games ran to the end; any left hit the turn limit and are scored as settled ones
+        done = settled(current) if settled is not None else np.ones(len(slots), dtype=bool)
         if done.any():
             estimate = np.asarray(evaluator.probabilities(current[done]), dtype=np.float64)
             probs[slots[done]] = _seen_by(estimate, swapped[slots[done]])

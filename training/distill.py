@@ -260,11 +260,6 @@ def labeller(config: DistillConfig):
                                                                                                  config.plies)
 
 
-def teaching(config: DistillConfig) -> str:
-    """How ``config`` labels, in words for the progress bar."""
-    return f"{config.rollouts} rollout games" if config.rollouts else f"{config.plies}-ply"
-
-
 def label_positions(boards: np.ndarray, chunk: int, partial: Path, runner: Runner, progress: bool = True,
                     save_every: float = 60.0, desc: str = "labels") -> np.ndarray:
     """(N, 6) result distributions, ``chunk`` positions per piece of work run by ``runner`` (a ``label_chunk`` task).
@@ -307,11 +302,11 @@ def labelled_once(boards: np.ndarray, labels_file: Path, runner: Runner, config:
     if not labels_file.exists():
         started = time.perf_counter()
         partial = labels_file.with_suffix(".partial.npz")
-        labels = label_positions(boards, config.chunk, partial, runner, progress,
-                                 desc=f"{labels_file.stem} ({teaching(config)})")
+        how, words = (({"rollouts": config.rollouts}, f"{config.rollouts} rollout games") if config.rollouts
+                      else ({"plies": config.plies}, f"{config.plies}-ply"))
+        labels = label_positions(boards, config.chunk, partial, runner, progress, desc=f"{labels_file.stem} ({words})")
         save_array(labels_file, labels)
         partial.unlink(missing_ok=True)
-        how = {"rollouts": config.rollouts} if config.rollouts else {"plies": config.plies}
         append_log(log, {"step": labels_file.stem, **how, "count": len(labels),
                          "seconds": round(time.perf_counter() - started, 1)})
     return np.load(labels_file)
