@@ -54,8 +54,12 @@ _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(MA
 
 
 def _point_units(counts: np.ndarray) -> np.ndarray:
-    """(N, 24) checker counts -> (N, 96) Tesauro units, four per point (looked up: the encoding's hot loop)."""
-    return _UNITS[counts].reshape(len(counts), 96)
+    """(N, 24) checker counts -> (N, 96) Tesauro units, four per point (looked up: the encoding's hot loop).
+
+    ``np.take`` on native integers, not ``_UNITS[counts]``: numpy copies fancy-indexed rows
+    one by one, about 20 times slower here.
+    """
+    return np.take(_UNITS, counts.astype(np.intp), axis=0).reshape(len(counts), 96)
 
 
 def tesauro198(boards: np.ndarray) -> np.ndarray:
