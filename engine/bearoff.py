@@ -20,9 +20,11 @@ so positions are processed level by level, lowest pips first, each level as one 
 afterstates of (position, roll) come from :func:`engine.movegen.generate` on one-sided
 boards and are mapped to database indices with :func:`position_index`.
 
-:func:`bearoff_probabilities` evaluates positions where both sides have every remaining
-checker in their own home board, and :class:`WithBearoff` wraps an evaluator so that
-such positions are answered from the databases.
+:func:`race_probabilities` turns two sides' roll-count distributions (:class:`RaceDistributions`:
+the database's, or estimates for sides still outside the home board) into a race's
+probabilities; :func:`bearoff_probabilities` evaluates positions where both sides have
+every remaining checker in their own home board, and :class:`WithBearoff` wraps an
+evaluator so that such positions are answered from the databases.
 """
 
 from __future__ import annotations
@@ -391,8 +393,69 @@ def default_databases() -> Databases:
 
 
 def _survival(dist: np.ndarray) -> np.ndarray:
-    """``out[:, n] = P(count >= n)`` for distributions over 0..MAX_ROLLS-1."""
+    """``out[:, n] = P(count >= n)`` for distributions over 0..B-1."""
     return np.cumsum(dist[:, ::-1], axis=1)[:, ::-1]
+
+
+def _beyond(dist: np.ndarray) -> np.ndarray:
+    """``out[:, n] = P(count > n)`` for distributions over 0..B-1."""
+    out = np.zeros_like(dist)
+    out[:, :-1] = _survival(dist)[:, 1:]
+    return out
+
+
+class RaceDistributions(NamedTuple):
+    """One side's roll counts in a race, each ``(N, B)``: row ``[i, n]`` = P(exactly n rolls).
+
+    ``rolls``: until every checker is off; ``first``: until the first checker is off;
+    ``clear``: until none is left in the other side's home board (its own points 19..24).
+    Each count is the one reached when every roll is played to minimise its own expectation,
+    as in gnubg's one-sided database. B may differ between sides.
+    """
+
+    rolls: np.ndarray
+    first: np.ndarray
+    clear: np.ndarray
+
+
+def database_distributions(one: OneSided, counts: np.ndarray) -> RaceDistributions:
+    """The one-sided database's distributions of home-board positions ``(N, 6)`` (nothing to clear)."""
+    index = position_index(counts)
+    clear = np.zeros((len(index), MAX_ROLLS))
+    clear[:, 0] = 1.0
+    return RaceDistributions(one.rolls[index], one.first[index], clear)
+
+
+def _padded(dist: np.ndarray, bins: int) -> np.ndarray:
+    return np.pad(dist, ((0, 0), (0, bins - dist.shape[1])))
+
+
+def race_probabilities(mine: RaceDistributions, theirs: RaceDistributions, my_none_off: np.ndarray,
+                       their_none_off: np.ndarray) -> np.ndarray:
+    """gnubg's five probabilities ``(N, 5)`` of the player on roll in a race, from each side's roll counts.
+
+    The two sides' counts are taken as independent (the one-sided approximation). I roll
+    first, so I win when I need no more rolls than the opponent: ``P(win) = sum_n P_me(n) *
+    P_opp(>= n)``. I win a gammon if I finish before the opponent's first checker is off
+    (only while it has none off: ``their_none_off``), a backgammon if also before it clears
+    my home board; losses mirror this with ``P_me_first(> n)``: the opponent's n-th roll
+    comes after my n-th. Gammon and backgammon chances are capped by the wins (losses) and
+    gammons they belong to, which independent estimates need not respect.
+    """
+    bins = max(d.shape[1] for d in (*mine, *theirs))
+    mine = RaceDistributions(*(_padded(d, bins) for d in mine))
+    theirs = RaceDistributions(*(_padded(d, bins) for d in theirs))
+    probs = np.zeros((len(mine.rolls), 5))
+    probs[:, 0] = (mine.rolls * _survival(theirs.rolls)).sum(axis=1)
+    probs[:, 1] = np.where(their_none_off, (mine.rolls * _survival(theirs.first)).sum(axis=1), 0.0)
+    probs[:, 2] = np.where(their_none_off, (mine.rolls * _survival(theirs.clear)).sum(axis=1), 0.0)
+    probs[:, 3] = np.where(my_none_off, (theirs.rolls * _beyond(mine.first)).sum(axis=1), 0.0)
+    probs[:, 4] = np.where(my_none_off, (theirs.rolls * _beyond(mine.clear)).sum(axis=1), 0.0)
+    probs[:, 1] = np.minimum(probs[:, 1], probs[:, 0])
+    probs[:, 2] = np.minimum(probs[:, 2], probs[:, 1])
+    probs[:, 3] = np.minimum(probs[:, 3], np.maximum(1.0 - probs[:, 0], 0.0))
+    probs[:, 4] = np.minimum(probs[:, 4], probs[:, 3])
+    return probs
 
 
 def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Databases | None = None,
@@ -406,14 +469,11 @@ def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Datab
     ``geometry`` says where the opponent's home board lies (in the same-direction games the
     two home boards are apart, so a bear-off there is a race all the same).
 
-    P(win) treats the two sides' roll counts as independent, each side playing to minimise
-    its expected rolls, as gnubg does with a one-sided database alone: I move first, so
-    ``P(win) = sum_n P_me(n) * P_opp(>= n)``. When both sides fit the two-sided database
-    P(win) is exact instead. Gammons always use the one-sided formula: if the opponent has
-    borne off nothing, ``P(win gammon) = sum_n P_me(n) * P_opp_first(>= n)`` (I finish
-    before its first checker is off), and if I have borne off nothing, ``P(lose gammon) =
-    sum_n P_opp(n) * P_me_first(> n)``. Backgammons are impossible: no loser's checker can
-    be in the winner's home board or on the bar.
+    The one-sided database's roll counts give every probability by
+    :func:`race_probabilities` (each side playing to minimise its expected rolls, as gnubg
+    does with a one-sided database alone). When both sides fit the two-sided database
+    P(win) is exact instead. Backgammons are impossible: no loser's checker can be in the
+    winner's home board or on the bar.
     """
     one, two = databases if databases is not None else default_databases()
     b = np.asarray(boards)
@@ -431,18 +491,12 @@ def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Datab
     rows = np.flatnonzero(applies)
     if len(rows) == 0:
         return probs, applies
-    me, opp = position_index(mine[rows, :POINTS]), position_index(theirs[rows, :POINTS])
-    win = (one.rolls[me] * _survival(one.rolls[opp])).sum(axis=1)
+    me, opp = mine[rows, :POINTS], theirs[rows, :POINTS]
+    probs[rows] = race_probabilities(database_distributions(one, me), database_distributions(one, opp),
+                                     my_left[rows] == checkers, their_left[rows] == checkers)
     if two is not None:
         exact = np.maximum(my_left[rows], their_left[rows]) <= two.max_checkers
-        win[exact] = two.p_win[me[exact], opp[exact]]
-    probs[rows, 0] = win
-    win_gammon = (one.rolls[me] * _survival(one.first[opp])).sum(axis=1)
-    probs[rows, 1] = np.where(their_left[rows] == checkers, win_gammon, 0.0)
-    me_first_after = np.zeros((len(rows), MAX_ROLLS))
-    me_first_after[:, :-1] = _survival(one.first[me])[:, 1:]  # P_me_first(> n)
-    lose_gammon = (one.rolls[opp] * me_first_after).sum(axis=1)
-    probs[rows, 3] = np.where(my_left[rows] == checkers, lose_gammon, 0.0)
+        probs[rows[exact], 0] = two.p_win[position_index(me[exact]), position_index(opp[exact])]
     return probs, applies
 
 

@@ -32,6 +32,8 @@ from engine.probability import cumulative_probs
 from engine.variants import STANDARD, Variant, variant_named
 
 from .encoding import encoder, extends
+from .onesided import KIND as ONE_SIDED
+from .onesided import OneSidedRace
 
 FORMAT = "gammon-weights"
 FORMAT_VERSION = 2
@@ -66,16 +68,25 @@ class TDNet(nn.Module):
         encode, _ = encoder(self.encoding)
         return torch.from_numpy(encode(boards)).to(self.layers[0].weight.device)
 
+    def logits(self, boards: np.ndarray) -> torch.Tensor:
+        """(N, 6) result logits of boards (numpy), on the net's device."""
+        return self(self.encode(boards))
+
 
 class ClassNets(nn.Module):
-    """One TDNet per position class, named by ``engine.board.CLASS_NAMES`` (or one net, ``all``)."""
+    """One net per position class, named by ``engine.board.CLASS_NAMES`` (or one net, ``all``).
 
-    def __init__(self, nets: dict[str, TDNet]):
+    Each is a TDNet, except that the race net may be a :class:`models.onesided.OneSidedRace`.
+    """
+
+    def __init__(self, nets: dict[str, TDNet | OneSidedRace]):
         super().__init__()
         names = set(nets)
         if not (names == {"all"} or {"contact", "race"} <= names <= set(CLASS_NAMES)):
             raise GammonError(f"a model has one net 'all', or nets for 'contact' and 'race' (and maybe 'crashed'); "
                              f"got {sorted(names)}")
+        if any(isinstance(net, OneSidedRace) for name, net in nets.items() if name != "race"):
+            raise GammonError("only the race net may be a one-sided race net")
         self.nets = nn.ModuleDict(nets)
 
     @property
@@ -97,12 +108,10 @@ class ClassNets(nn.Module):
         boards = np.asarray(boards)
         routes = self.route(boards)
         if len(routes) == 1:  # one net answers the whole batch (always so for ``all``): no scatter
-            net = self.nets[routes[0][0]]
-            return net(net.encode(boards))
+            return self.nets[routes[0][0]].logits(boards)
         out = torch.zeros(len(boards), 6, device=self.device)
         for name, rows in routes:
-            net = self.nets[name]
-            out[torch.from_numpy(rows).to(self.device)] = net(net.encode(boards[rows]))
+            out[torch.from_numpy(rows).to(self.device)] = self.nets[name].logits(boards[rows])
         return out
 
 
@@ -126,7 +135,8 @@ def seed_from(target: ClassNets, source: ClassNets) -> list[str]:
     seeded = []
     for name, net in target.nets.items():
         src = next((source.nets[k] for k in (name, "all", "contact") if k in source.nets), None)
-        if src is None or src.hidden != net.hidden or not extends(net.encoding, src.encoding):
+        if not isinstance(net, TDNet) or not isinstance(src, TDNet) or src.hidden != net.hidden \
+                or not extends(net.encoding, src.encoding):
             continue
         state = {k: v.clone() for k, v in src.state_dict().items()}
         first = net.layers[0].weight
@@ -171,18 +181,18 @@ def save_weights(path: str | Path, model: ClassNets | TDNet, **meta) -> None:
     payload = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
-        "nets": {
-            name: {
-                "encoding": net.encoding,
-                "hidden": list(net.hidden),
-                "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
-            }
-            for name, net in model.nets.items()
-        },
+        "nets": {name: _net_spec(net) for name, net in model.nets.items()},
         "saved": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "meta": meta,
     }
     atomic_write(path, lambda f: torch.save(payload, f))
+
+
+def _net_spec(net: TDNet | OneSidedRace) -> dict:
+    """A net's entry in a weights file: a TDNet's encoding, or a one-sided race net's kind and bins."""
+    shape = {"kind": ONE_SIDED, "bins": net.bins} if isinstance(net, OneSidedRace) else {"encoding": net.encoding}
+    return {**shape, "hidden": list(net.hidden),
+            "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}}
 
 
 def load_payload(path: str | Path) -> dict:
@@ -212,7 +222,13 @@ def model_from_payload(payload: dict, source: str = "weights") -> ClassNets:
             declared = [spec["state_dict"][f"layers.{2 * i}.weight"].shape[0] for i in range(len(spec["hidden"]))]
             if list(spec["hidden"]) != declared:  # checked before allocating what the header claims
                 raise ValueError(f"net {name!r} declares hidden layers {list(spec['hidden'])} but holds {declared}")
-            net = TDNet(spec["encoding"], tuple(spec["hidden"]))
+            kind = spec.get("kind", "td")
+            if kind == ONE_SIDED:
+                net = OneSidedRace(tuple(spec["hidden"]), spec["bins"])
+            elif kind == "td":
+                net = TDNet(spec["encoding"], tuple(spec["hidden"]))
+            else:
+                raise ValueError(f"net {name!r} is of kind {kind!r}, unknown to this gammon")
             net.load_state_dict(spec["state_dict"])
             nets[name] = net
         return ClassNets(nets)

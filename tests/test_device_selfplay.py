@@ -17,7 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from engine.board import flip, starting_board  # noqa: E402
+from engine.board import RACE, flip, position_class, starting_board  # noqa: E402
 from engine.errors import GammonError  # noqa: E402
 from engine.evaluator import evaluator_policy  # noqa: E402
 from engine.game import duplicate_duel  # noqa: E402
@@ -27,6 +27,7 @@ from engine.probability import RESULT_POINTS, exclusive_results, outcome_probs  
 from engine.variants import variant_named  # noqa: E402
 from models.baselines import RandomEvaluator  # noqa: E402
 from models.network import build_model, load_weights  # noqa: E402
+from models.onesided import OneSidedRace  # noqa: E402
 from training import device_selfplay  # noqa: E402
 from training.device_selfplay import DeviceGames, model_logits, outcome_results, result_points  # noqa: E402
 from training.torch_movegen import generate  # noqa: E402
@@ -86,6 +87,15 @@ def test_the_nets_answer_each_board_as_class_nets_does(spec):
     assert torch.allclose(ours, model.logits(boards), atol=1e-5)
     ours.sum().backward()  # every net with boards of its class learns from them
     assert all(net.layers[0].weight.grad is not None for net in model.nets.values())
+
+
+def test_a_one_sided_race_net_answers_on_the_host_as_class_nets_does():
+    torch.manual_seed(2)
+    model = build_model("contact=contact-v1,race=race-v1", (8,))
+    model.nets["race"] = OneSidedRace((8,)).eval()
+    boards, _ = positions.random_play("standard", games=8, seed=SEED)
+    assert (position_class(boards) == RACE).any()
+    assert torch.allclose(model_logits(model, torch.from_numpy(boards)), model.logits(boards), atol=1e-5)
 
 
 def test_the_choice_is_the_numpy_trainers():

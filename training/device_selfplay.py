@@ -36,12 +36,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from engine.board import CLASS_NAMES, CONTACT, CRASHED
 from engine.errors import GammonError
 from engine.variants import Variant
 from models.network import ClassNets
+from models.onesided import OneSidedRace
 from training.torch_encoding import encoder, flip, position_class
 from training.torch_movegen import TorchAfterstates, generate, plays_backgammon_board
 
@@ -84,7 +86,8 @@ def model_logits(model: ClassNets, boards: torch.Tensor) -> torch.Tensor:
     """models.network.ClassNets.logits for boards on the device: (N, 6) result logits for the player on roll.
 
     Each board goes to the net of its position class (:func:`training.torch_encoding.position_class`;
-    crashed ones to the contact net unless the model has its own), encoded on the device.
+    crashed ones to the contact net unless the model has its own), encoded on the device. A
+    one-sided race net reads the bear-off database on the host, so its boards go there and back.
     """
     if "all" in model.nets:
         net = model.nets["all"]
@@ -95,7 +98,9 @@ def model_logits(model: ClassNets, boards: torch.Tensor) -> torch.Tensor:
     out = torch.zeros((len(boards), 6), device=boards.device)
     for name, net in model.nets.items():
         rows = _where(classes == CLASS_NAMES.index(name))
-        if len(rows):
+        if len(rows) and isinstance(net, OneSidedRace):
+            out = out.index_copy(0, rows, net.logits(boards[rows].cpu().numpy().astype(np.int8)).to(boards.device))
+        elif len(rows):
             out = out.index_copy(0, rows, net(encoder(net.encoding)[0](boards[rows])))
     return out
 

@@ -439,12 +439,19 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
 
 
 def fitted_nets(model, nets: str) -> list[str]:
-    """The names of the nets ``--nets`` asks to fit (comma-separated; empty: all of the model's)."""
-    names = nets.split(",") if nets else list(model.nets)
+    """The names of the nets ``--nets`` asks to fit (comma-separated; empty: all of the model's TDNets).
+
+    A one-sided race net (:mod:`models.onesided`) is never distilled: :mod:`training.onesided` trains it.
+    """
+    names = nets.split(",") if nets else [name for name, net in model.nets.items() if isinstance(net, TDNet)]
     unknown = sorted(set(names) - set(model.nets))
     if unknown:
         raise GammonError(f"--nets {nets!r}: the model has no {', '.join(unknown)} net "
                           f"(it has {', '.join(model.nets)})")
+    one_sided = [name for name in names if not isinstance(model.nets[name], TDNet)]
+    if one_sided:
+        raise GammonError(f"--nets {nets!r}: the {', '.join(one_sided)} net is one-sided; "
+                          "python -m training.onesided trains it, not a distillation")
     return names
 
 
@@ -489,6 +496,18 @@ def fresh_widths(spec: str, names) -> dict[str, tuple[int, ...]]:
 # -- one generation ------------------------------------------------------------------------------
 
 
+def start_stage(out: Path, config) -> bool:
+    """Whether the stage in folder ``out`` has work left (no ``model.pt`` yet); if so its config
+    is written there and torch gets the config's threads and seed."""
+    out.mkdir(parents=True, exist_ok=True)
+    if (out / "model.pt").exists():
+        return False
+    (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    return True
+
+
 def generation(model_path: Path, out: Path, config: DistillConfig, progress: bool = True, workers: int = 1,
                ray: str | None = None) -> Path:
     """Run (or finish) one generation from ``model_path`` into ``out``; returns ``out / 'model.pt'``.
@@ -496,13 +515,9 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     ``workers`` processes or Ray tasks (``ray``: auto or a cluster address) label the positions;
     the labels, and so the weights, are the same however they are run.
     """
-    out.mkdir(parents=True, exist_ok=True)
     log, weights = out / "log.jsonl", out / "model.pt"
-    if weights.exists():
+    if not start_stage(out, config):
         return weights
-    (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
-    torch.set_num_threads(config.threads)
-    torch.manual_seed(config.seed)
     payload = load_payload(model_path)
     net = evaluator_from_payload(payload, str(model_path))
     model = net.net

@@ -10,6 +10,9 @@ A recipe is a list of stages run one after another, each in its own folder of ``
    from the current model's self-play, labelled by its own 1-ply search, fitted. The
    later ones widen the contact net and fit on the labels of earlier generations too;
    the last refits the race net alone on labels from the 2-ply search.
+3. ``race``: the race net replaced by a one-sided race net (:mod:`training.onesided`),
+   trained by dynamic programming outward from the bear-off database on the sides of the
+   races in the current model's self-play.
 
 A stage whose ``model.pt`` exists is done and is skipped; an unfinished one resumes
 (the TD stage from its checkpoint, a generation from its last saved step). After each
@@ -27,6 +30,7 @@ from engine.errors import GammonError
 from engine.files import atomic_write
 from models.network import load_weights
 from training.distill import DistillConfig, generation
+from training.onesided import OneSidedConfig, train_one_sided
 from training.train import Config, append_log, evaluate_vs_baseline, read_log, train
 
 
@@ -34,6 +38,7 @@ from training.train import Config, append_log, evaluate_vs_baseline, read_log, t
 class Recipe:
     td: Config
     generations: list[DistillConfig] = field(default_factory=list)
+    race: OneSidedConfig | None = None  # the last stage, when given
     eval_games: int = 2_000
 
 
@@ -74,16 +79,20 @@ RECIPES = {
             DistillConfig(positions=100_000, seed=26, replay=15, relabel=True, rivals=0.5, split="hash", cosine=True,
                           epochs=30, lr=2e-4),
             # then the race net alone, on every race position so far labelled anew by generation 16's 2-ply
-            # search (where its race play is best), the new ones from 200,000 self-play positions: the shipped
-            # model, models/default.pt
+            # search (where its race play is best), the new ones from 200,000 self-play positions
             DistillConfig(positions=200_000, seed=27, replay=16, relabel=True, rivals=0.5, plies=2, nets="race",
                           split="hash", cosine=True, epochs=30, lr=2e-4),
         ],
+        # then a one-sided race net in its place, trained by dynamic programming from the bear-off database (about
+        # 45 minutes on two cores): the shipped model, models/default.pt
+        race=OneSidedConfig(),
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
     "tiny": Recipe(
         td=Config(games=1_000, parallel=64, threads=1, seed=1, checkpoint_every=500, eval_every=1_000, eval_games=100),
         generations=[DistillConfig(positions=600, epochs=3, chunk=200, seed=11)],
+        race=OneSidedConfig(positions=1_000, hidden="16", band=40, band_steps=20, passes=1, pass_steps=100,
+                            chunk=200, threads=1),
         eval_games=100,
     ),
 }
@@ -101,24 +110,25 @@ def run_recipe(name: str, out: Path, progress: bool = True, workers: int = 1, ra
     log = out / "log.jsonl"
     done = {row["stage"] for row in read_log(log)}
 
-    stages = [("td", None)] + [(f"gen{i}", g) for i, g in enumerate(recipe.generations, 1)]
+    stages = [("td", recipe.td)] + [(f"gen{i}", g) for i, g in enumerate(recipe.generations, 1)]
+    stages += [("race", recipe.race)] if recipe.race is not None else []
     weights = None
-    for index, (stage, distill) in enumerate(stages):
+    for index, (stage, config) in enumerate(stages):
         folder = out / stage
-        if distill is None:
+        if isinstance(config, Config):
             weights = folder / "model.pt"
             if not weights.exists():
                 resume = (folder / "checkpoint.pt").exists()
-                weights = train(recipe.td, folder, resume=resume, progress=progress)
-            config = asdict(recipe.td)
+                weights = train(config, folder, resume=resume, progress=progress)
+        elif isinstance(config, OneSidedConfig):
+            weights = train_one_sided(weights, folder, config, progress=progress, workers=workers)
         else:
-            weights = generation(weights, folder, distill, progress=progress, workers=workers, ray=ray)
-            config = asdict(distill)
+            weights = generation(weights, folder, config, progress=progress, workers=workers, ray=ray)
         if stage not in done:
             rows = read_log(folder / "log.jsonl")  # TD logs its running time, a generation each step's
             seconds = max((r.get("elapsed_s", 0) for r in rows), default=0) + sum(r.get("seconds", 0) for r in rows)
             result = evaluate_vs_baseline(load_weights(weights), recipe.eval_games)
-            append_log(log, {"stage": stage, "stage_index": index, "seconds": seconds, "config": config,
+            append_log(log, {"stage": stage, "stage_index": index, "seconds": seconds, "config": asdict(config),
                              "eval": result})
     final = weights.read_bytes()
     atomic_write(out / "model.pt", lambda f: f.write(final))
