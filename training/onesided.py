@@ -1,6 +1,6 @@
 """Train the one-sided race net (:mod:`models.onesided`) by dynamic programming, from the bear-off database out.
 
-    python -m training.onesided --model models/default.pt --out runs/race
+    python -m training.onesided --model models/default.pt --out runs/race --workers 2
 
 1. **Positions.** The model plays ``positions`` self-play positions (as a distillation
    generation collects them); each side of each race among them is one position of the
@@ -19,8 +19,8 @@
 4. **Passes.** Every side labelled again with the net so fitted, and fitted again,
    ``passes`` times: plays within a band, and the net's early mistakes, are corrected.
 
-No search, rollout or other engine teaches: the targets are the database's exact counts,
-carried outward by the rules. The base model's contact nets are kept; its race net is
+No search, rollout or GNU Backgammon evaluation teaches: the targets are the database's
+exact counts, carried outward by the rules. The base model's contact nets are kept; its race net is
 replaced. ``OUT/log.jsonl`` has each step's cost and the held-out divergence (a share of the
 sides, by hash, never fitted); ``OUT/checkpoint.pt`` lets a killed run resume after its last
 finished step. The result is ``OUT/model.pt``.
@@ -66,7 +66,7 @@ class OneSidedConfig:
     explore: float = 0.1  # share of random moves while collecting (as a distillation generation)
     rivals: float = 0.5  # share of moves whose near-best rival play is kept too
     seed: int = 31
-    hidden: str = "128x128"
+    hidden: str = "128x128"  # hidden layer widths
     band: int = 8  # pips per band of the first pass
     band_steps: int = 300  # fitting steps after each band
     passes: int = 3  # passes that label every side again
