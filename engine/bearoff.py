@@ -126,10 +126,10 @@ def _first_min(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.minimum.reduceat(candidates, starts)
 
 
-def _one_more_roll(chosen: np.ndarray) -> tuple[np.ndarray, float]:
-    """Distributions after one more roll: the 21 rolls' chosen distributions ``(g * 21, R)``
+def one_more_roll(chosen: np.ndarray) -> tuple[np.ndarray, float]:
+    """Distributions after one more roll: the 21 rolls' chosen distributions ``(g * 21, B)``
     mixed by their chances and shifted by one roll; also the largest mass pushed past the cap."""
-    mixed = np.einsum("grk,r->gk", chosen.reshape(-1, len(ROLLS), MAX_ROLLS), ROLL_WEIGHTS)
+    mixed = np.einsum("grk,r->gk", chosen.reshape(-1, len(ROLLS), chosen.shape[-1]), ROLL_WEIGHTS)
     shifted = np.zeros_like(mixed)
     shifted[:, 1:] = mixed[:, :-1]
     return shifted, float(mixed[:, -1].max())
@@ -190,7 +190,7 @@ def build_one_sided(max_checkers: int = MAX_CHECKERS) -> OneSided:
 
         best = a[_first_min(mean_rolls[a], groups)]
         mean_rolls[here] = 1.0 + mean_rolls[best].reshape(-1, len(ROLLS)) @ ROLL_WEIGHTS
-        rolls[here], dropped = _one_more_roll(rolls[best])
+        rolls[here], dropped = one_more_roll(rolls[best])
         lost = max(lost, dropped)
 
         # First checker off: an afterstate that bore one off ends the count this roll.
@@ -200,7 +200,7 @@ def build_one_sided(max_checkers: int = MAX_CHECKERS) -> OneSided:
         pick = _first_min(to_go, groups)
         mean_first[here] = 1.0 + to_go[pick].reshape(-1, len(ROLLS)) @ ROLL_WEIGHTS
         chosen = np.where(bore_off[pick, None], off_now, first[a[pick]])
-        first[here], dropped = _one_more_roll(chosen)
+        first[here], dropped = one_more_roll(chosen)
         lost = max(lost, dropped)
     if lost > LOST_MASS_TOLERANCE:
         raise RuntimeError(f"MAX_ROLLS = {MAX_ROLLS} cuts off probability {lost:.3g}; raise it")

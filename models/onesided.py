@@ -118,8 +118,15 @@ class OneSidedRace(nn.Module):
         """(N, 5) gnubg probabilities of the player on roll in race positions (both sides with checkers left)."""
         b = np.asarray(boards)
         mine, theirs = mover_counts(b)[:, :24], opponent_counts(b)[:, :24]
-        return race_probabilities(self.distributions(mine), self.distributions(theirs),
-                                  mine.sum(axis=1) == MAX_CHECKERS, theirs.sum(axis=1) == MAX_CHECKERS)
+        # A search's batch repeats sides (one side's position under every play of the other):
+        # each distinct side is evaluated once.
+        sides = np.ascontiguousarray(np.concatenate([mine, theirs]), dtype=np.int8)
+        _, first, which = np.unique(sides.view(f"V{sides.shape[1]}").ravel(), return_index=True, return_inverse=True)
+        dists = self.distributions(sides[first])
+        mine_d, theirs_d = (RaceDistributions(*(d[which[rows]] for d in dists))
+                            for rows in (slice(0, len(b)), slice(len(b), None)))
+        return race_probabilities(mine_d, theirs_d, mine.sum(axis=1) == MAX_CHECKERS,
+                                  theirs.sum(axis=1) == MAX_CHECKERS)
 
     def logits(self, boards: np.ndarray) -> torch.Tensor:
         """(N, 6) log-probabilities of the exclusive results (a softmax gives them back), on the net's device."""

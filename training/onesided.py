@@ -39,8 +39,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from engine.analysis import ROLL_WEIGHTS, ROLLS
-from engine.bearoff import POINTS, WithBearoff
+from engine.analysis import ROLLS
+from engine.bearoff import POINTS, WithBearoff, one_more_roll
 from engine.board import BOARD_SIZE, RACE, mover_counts, opponent_counts, position_class
 from engine.files import atomic_write
 from engine.game import best_in_groups
@@ -106,14 +106,6 @@ def held_out_sides(sides: np.ndarray, share: float) -> np.ndarray:
 # -- targets -----------------------------------------------------------------------------------
 
 
-def _one_roll_later(chosen: np.ndarray) -> np.ndarray:
-    """(G * 21, bins) chosen distributions of each side's 21 rolls -> (G, bins): mixed, one roll later."""
-    mixed = np.einsum("grk,r->gk", chosen.reshape(-1, len(ROLLS), chosen.shape[-1]), ROLL_WEIGHTS)
-    later = np.zeros_like(mixed)
-    later[:, 1:] = mixed[:, :-1]
-    return later
-
-
 def targets(sides: np.ndarray, net: OneSidedRace) -> np.ndarray:
     """(M, 3, bins) float32: each side's roll counts (HEADS order) after its best play of each roll."""
     boards = np.zeros((len(sides), BOARD_SIZE), dtype=np.int8)
@@ -132,7 +124,7 @@ def targets(sides: np.ndarray, net: OneSidedRace) -> np.ndarray:
         if head in ends_now:
             d = np.where(ends_now[head][:, None], now, d)
         best = best_in_groups(-(d @ np.arange(net.bins)), plays.offsets)
-        out[:, k] = _one_roll_later(d[best])
+        out[:, k], _ = one_more_roll(d[best])
     out[sides[:, OPPONENT_HOME].sum(axis=1) == 0, HEADS.index("clear")] = now  # nothing there to clear
     return out
 
