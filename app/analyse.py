@@ -10,29 +10,22 @@ import sys
 
 from tqdm import tqdm
 
-from engine.advice import cube_result, hint_rows
-from engine.analysis import cube_efficiency, cubeful_equity, position_probs
-from engine.board import BoardError
-from engine.cube import Cube
-from engine.errors import GammonError
-from engine.formats import position_id
-from engine.notation import legal_plays
-from engine.probability import cubeless_equity
-from engine.rollout import cubeful_rollout, rollout
-from engine.svg import write_board_svg
-from engine.variants import Variant, variant_named
-
-from .arguments import (
-    at_least,
-    dice_for,
-    draw,
-    model_option,
-    need_position,
-    parse_dice,
-    position_in_variant,
-    variant_option,
-)
-from .batch import run_batch
+from gammon.app.arguments import dice_for, draw, need_position, parse_dice, position_in_variant
+from gammon.app.batch import run_batch
+from gammon.app.rollouts import batch_rollout, refuse_batch_options
+from gammon.engine.cube.money import cube_efficiency, cubeful_equity
+from gammon.engine.cube.state import Cube
+from gammon.engine.errors import GammonError
+from gammon.engine.play.rollout import cubeful_rollout, rollout
+from gammon.engine.records.formats import position_id
+from gammon.engine.records.svg import write_board_svg
+from gammon.engine.review.advice import cube_result, hint_rows
+from gammon.engine.rules.board import BoardError
+from gammon.engine.rules.notation import legal_plays
+from gammon.engine.rules.outcomes import cubeless_equity
+from gammon.engine.rules.variants import Variant, variant_named
+from gammon.engine.search.analysis import position_probs
+from gammon.options import at_least, model_option, variant_option, worker_options
 
 
 def cmd_show(args) -> int:
@@ -77,12 +70,12 @@ def eval_report(net, position: str, board, state, plies: int) -> dict:
 
 
 def hint_report(net, position: str, board, state, dice, plies: int) -> dict:
-    """Every legal play of ``dice``, best first (see engine.advice.hint_rows)."""
+    """Every legal play of ``dice``, best first (see engine.review.advice.hint_rows)."""
     return {"position": position, "dice": list(dice), "moves": hint_rows(net, board, state, dice, plies)}
 
 
 def cube_report(net, position: str, board, state, plies: int) -> dict:
-    """The cube action for the player on roll (see engine.advice.cube_result)."""
+    """The cube action for the player on roll (see engine.review.advice.cube_result)."""
     return {"position": position, **cube_result(net, board, state, plies)}
 
 
@@ -110,7 +103,7 @@ def _prob_row(label: str, probs, equity: float) -> str:
 
 
 def cmd_eval(args) -> int:
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     board, state = position_in_variant(args.position, args.variant)
     report = eval_report(load_analyst(args.model, variant=args.variant), args.position, board, state, args.ply)
@@ -151,14 +144,14 @@ def batch_cube(net, plies: int):
 
 
 def _run_batch(args, answer) -> int:
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     return run_batch(args.command, args.batch, args.out, args.variant,
                      lambda: answer(load_analyst(args.model, variant=args.variant), args.ply))
 
 
 def cmd_hint(args) -> int:
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     if args.batch:
         return _run_batch(args, batch_hint)
@@ -179,7 +172,7 @@ def cmd_hint(args) -> int:
 
 
 def cmd_cube(args) -> int:
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     if args.batch:
         return _run_batch(args, batch_cube)
@@ -210,8 +203,8 @@ def device_rollout(net, board, args):
     """The cubeless rollout with the games side by side in torch on ``args.device`` (training/device_rollout.py)."""
     import torch
 
-    from training.device_rollout import DeviceAnalyst
-    from training.device_rollout import rollout as rollout_on
+    from gammon.training.device_rollout import DeviceAnalyst
+    from gammon.training.device_rollout import rollout as rollout_on
 
     if args.device == "cuda" and not torch.cuda.is_available():
         raise GammonError("--device cuda: torch sees no GPU here; leave --device out to roll out in numpy")
@@ -220,9 +213,7 @@ def device_rollout(net, board, args):
 
 
 def cmd_rollout(args) -> int:
-    from models.players import load_analyst
-
-    from .rollouts import batch_rollout, refuse_batch_options
+    from gammon.models.players import load_analyst
 
     if args.device and (args.cubeful or args.batch):
         raise GammonError("--device rolls one position out cubeless; --cubeful and --batch run in numpy")
@@ -308,9 +299,5 @@ def register(sub) -> None:
     roll.add_argument("--json", action="store_true")
     roll.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id), rolled out in shards")
     roll.add_argument("--out", help="where --batch writes its JSON Lines results (OUT.shards keeps finished work)")
-    roll.add_argument("--workers", type=at_least(1), default=None,
-                      help="--batch: processes playing shards (default 1); with --ray, the most tasks in flight")
-    roll.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
-                      help="--batch on Ray: 'auto' (the default) joins this machine's Ray or starts one; "
-                           "ADDRESS joins a cluster")
+    worker_options(roll, "playing --batch's shards")
     roll.set_defaults(run=cmd_rollout)

@@ -1,4 +1,4 @@
-"""What the sub-commands share: argument types and how a position's dice and model are given."""
+"""What the sub-commands share beyond gammon.options: how a position and its dice are given, and drawn."""
 
 from __future__ import annotations
 
@@ -7,45 +7,12 @@ import ipaddress
 import re
 from pathlib import Path
 
-from engine.board import VARIANTS as BOARD_VARIANTS
-from engine.board import BoardError, render, validate
-from engine.errors import GammonError
-from engine.formats import parse_position
-from engine.matchlog import MATCH_SUFFIXES
-from engine.variants import VARIANTS, Variant, variant_named
-
-
-def _whole_number(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-
-
-def at_least(low: int, multiple: int = 1):
-    """An argparse type: an integer >= ``low`` (and a multiple of ``multiple``), else one line saying so."""
-
-    def parse(text: str) -> int:
-        value = _whole_number(text)
-        if value < low or value % multiple:
-            rule = f"at least {low}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
-            raise argparse.ArgumentTypeError(f"must be {rule}; got {value}")
-        return value
-
-    return parse
-
-
-def between(low: int, high: int):
-    """An argparse type: an integer from ``low`` to ``high``, else one line saying so."""
-
-    def parse(text: str) -> int:
-        value = _whole_number(text)
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be {low}..{high}; got {value}")
-        return value
-
-    return parse
-
+from gammon.engine.errors import GammonError
+from gammon.engine.records.formats import parse_position
+from gammon.engine.records.match_files import MATCH_SUFFIXES
+from gammon.engine.rules.board import VARIANTS as BOARD_VARIANTS
+from gammon.engine.rules.board import BoardError, render, validate
+from gammon.engine.rules.variants import Variant, variant_named
 
 DICE = re.compile(r"\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*", re.ASCII)
 
@@ -70,19 +37,6 @@ def need_position(args) -> str:
         raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), "
                          "or --batch IN.jsonl --out OUT.jsonl")
     return args.position
-
-
-def model_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", default="default",
-                        help="a weights file or player name (default: the shipped net, models/default.pt)")
-
-
-VARIANT_CHOICES = sorted(VARIANTS)  # every variant the engine plays; one list for every command's --variant
-
-
-def variant_option(parser: argparse.ArgumentParser, what: str = "the variant of the position") -> None:
-    parser.add_argument("--variant", default="standard", choices=VARIANT_CHOICES,
-                        help=f"{what} (default standard)")
 
 
 def position_in_variant(text: str, variant: str | Variant = "standard"):

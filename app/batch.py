@@ -25,10 +25,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from engine.errors import GammonError
-from engine.variants import Variant
-
-from .arguments import position_in_variant
+from gammon.app.arguments import position_in_variant
+from gammon.engine.errors import GammonError
+from gammon.engine.rules.variants import Variant
 
 MAX_LINE_BYTES = 64 * 1024  # a position line is under 200 bytes; anything this long is not one
 FIELDS = ("id", "gnubgid", "position_id", "dice")

@@ -1,6 +1,6 @@
 """``gammon chouette``: a chouette session at one terminal; persons and bots in any seats (docs/rules.md).
 
-The games are :class:`engine.chouette.ChouetteGame`; a person is a :class:`Seat`, the
+The games are :class:`engine.play.chouette.ChouetteGame`; a person is a :class:`Seat`, the
 prompts of ``gammon play`` (:class:`app.terminal.Person`) with the seat's name and role in
 front (``bob (captain) move> ``), so one terminal serves several persons in turn. The
 box's ``roll>`` prompt takes ``double`` (every cube he can turn) or ``double NAME ...``
@@ -18,14 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import pip_counts, render
-from engine.chouette import BOX, MEMBER, ChouetteError, ChouetteEvent, ChouetteGame, Sheet
-from engine.cube import Cube
-from engine.cubeful import EvaluatorPlayer
-from engine.files import atomic_text
-
-from .arguments import at_least, model_option
-from .terminal import Person, Quit, stdin_reader
+from gammon.app.terminal import Person, Quit, stdin_reader
+from gammon.engine.cube.state import Cube
+from gammon.engine.files import atomic_text
+from gammon.engine.play.chouette import BOX, MEMBER, ChouetteError, ChouetteEvent, ChouetteGame, Sheet
+from gammon.engine.play.players import EvaluatorPlayer
+from gammon.engine.rules.board import pip_counts, render
+from gammon.options import at_least, model_option
 
 RESULT_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 
@@ -49,8 +48,8 @@ class Seat(Person):
         game = self.session.game
         return "box" if game.lineup.box == self.name else "captain" if game.captain == self.name else "team"
 
-    def ask(self, prompt: str) -> str:
-        return super().ask(f"{self.context or f'{self.name} ({self.role()})'} {prompt}")
+    def prompt(self, question: str) -> str:
+        return f"{self.context or f'{self.name} ({self.role()})'} {super().prompt(question)}"
 
     def show(self, board: np.ndarray) -> None:
         """The board from this seat's side of the table, every cube, the score sheet."""
@@ -73,7 +72,7 @@ class Seat(Person):
             self.show(boards[0])
             if self.role() == "box":
                 self.write(f"you may double: {', '.join(self.against)} ('double' for all, or 'double NAME ...')")
-            command = self.ask("roll> ")
+            command = self.ask("roll")
             words = command.split()
             if command.lower() in ("no", "n"):
                 return np.zeros(len(cubes), dtype=bool)
@@ -221,7 +220,7 @@ def load_sheet(path: Path, players: str | None) -> Sheet:
 
 
 def cmd_chouette(args) -> int:
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     sheet = load_sheet(Path(args.sheet), args.players)
     if set(sheet.players) <= sheet.bots and args.games is None:

@@ -14,9 +14,8 @@ import argparse
 import os
 import sys
 
-from engine.errors import GammonError
-
-from . import analyse, chouette, odds, play, review, tools, web
+from gammon.app import analyse, chouette, odds, play, review, tools, web
+from gammon.engine.errors import GammonError
 
 
 def build_parser() -> argparse.ArgumentParser:

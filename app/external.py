@@ -22,11 +22,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engine.board import flip
-from engine.cube import Cube
-from engine.errors import GammonError
-from engine.fibs import FibsBoard, ProtocolError, parse_fibs_board  # noqa: F401 - ProtocolError: what bad lines raise
-from engine.notation import format_move, legal_plays
+from gammon.engine.cube.state import Cube
+from gammon.engine.errors import GammonError
+from gammon.engine.records.fibs import FibsBoard, ProtocolError, parse_fibs_board  # noqa: F401 - ProtocolError: what bad lines raise
+from gammon.engine.rules.board import flip
+from gammon.engine.rules.notation import format_move, legal_plays
+from gammon.engine.search.analysis import cube_advice, rank_moves
 
 log = logging.getLogger("gammon.external")
 BOT, OPPONENT = 0, 1  # players as Cube.from_fibs numbers them
@@ -64,8 +65,6 @@ class Bot:
             return answer
 
     def _decide(self, fibs: FibsBoard) -> str:
-        from engine.analysis import rank_moves
-
         if fibs.doubled and fibs.bot_on_turn:
             # Our own double was beavered (the bot is still on roll): keep playing for twice the
             # stake unless that is worse than paying the doubled cube now.
@@ -82,11 +81,7 @@ class Bot:
 
     def _cube(self, board_on_roll: np.ndarray, cube):
         """The doubler's cube decision for ``board_on_roll`` (the doubler on roll): money, or the MET in a match."""
-        from engine.analysis import cube_efficiency, position_probs
-        from engine.match import cube_decision
-
-        probs = position_probs(self.evaluator, board_on_roll[None], max(self.plies, 1))[0]
-        return cube_decision(probs, cube, float(cube_efficiency(board_on_roll)[0]))
+        return cube_advice(self.evaluator, board_on_roll, cube, max(self.plies, 1)).decision
 
 
 def _safe_reply(fibs: FibsBoard) -> str:

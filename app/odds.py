@@ -1,10 +1,10 @@
-"""``gammon odds``: the shot and entering tables, counted with our move generator (:mod:`engine.odds`)."""
+"""``gammon odds``: the shot and entering tables, counted with our move generator (:mod:`engine.rules.odds`)."""
 
 from __future__ import annotations
 
 import json
 
-from engine.odds import OddsError, check_blocked, entering_table, hit_chances
+from gammon.engine.rules.odds import OddsError, check_blocked, entering_table, hit_chances
 
 
 def parse_blocked(text: str) -> list[int]:

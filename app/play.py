@@ -12,21 +12,25 @@ import time
 
 from tqdm import tqdm
 
-from engine.board import VARIANTS as BOARD_VARIANTS
-from engine.cubeful import EvaluatorPlayer, duplicate_series
-from engine.errors import GammonError
-from engine.evaluator import evaluator_policy
-from engine.game import Rules, duplicate_duel, play_games
-from engine.matchlog import Recorder, check_match_path, save_match
-from engine.variants import variant_named
+from gammon.app.arguments import check_record_variant, draw, is_loopback
+from gammon.app.external import Bot, ExternalPlayerServer
+from gammon.app.terminal import TerminalGame, stdin_reader
+from gammon.engine.errors import GammonError
+from gammon.engine.play.duel import duel
+from gammon.engine.play.game import Rules, play_games
+from gammon.engine.play.players import Cubeless, EvaluatorPlayer
+from gammon.engine.records.match_files import check_match_path, save_match
+from gammon.engine.records.matchlog import Recorder
+from gammon.engine.rules.board import VARIANTS as BOARD_VARIANTS
+from gammon.engine.rules.variants import variant_named
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.options import at_least, between, model_option, variant_option
 
-from .arguments import at_least, between, check_record_variant, draw, is_loopback, model_option, variant_option
-from .external import Bot, ExternalPlayerServer
-from .terminal import TerminalGame, stdin_reader
+SERIES_CHUNK = 500  # games or matches with the cube are played this many slots at a time
 
 
 def _policy(name: str, seed: int, variant: str):
-    from models.players import load_player
+    from gammon.models.players import load_player
 
     return evaluator_policy(load_player(name, seed, variant))
 
@@ -35,7 +39,7 @@ def demo_players(variant: str, x: str | None, o: str | None) -> tuple[str, str]:
     """The demo's two players: those given, else the variant's shipped net (its heuristic while no net is
     shipped) against pubeval on backgammon's board, or against the variant's heuristic elsewhere (the
     same-direction games, Acey-Deucey's checkers off the board)."""
-    from models.players import shipped_model
+    from gammon.models.players import shipped_model
 
     default_x = "default" if shipped_model(variant) else "heuristic"
     default_o = "pubeval" if variant in BOARD_VARIANTS else "heuristic"
@@ -68,7 +72,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_play(args) -> int:
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     read = stdin_reader()
     bot = load_analyst(args.model, variant=args.variant, estimates=False)
@@ -78,7 +82,7 @@ def cmd_play(args) -> int:
 
 
 def cmd_match(args) -> int:
-    from models.players import load_analyst, load_player
+    from gammon.models.players import load_analyst, load_player
 
     rules = Rules(match_length=args.length, jacoby=args.jacoby, beavers=args.beavers,
                   automatic_doubles=args.automatic_doubles, variant=args.variant)
@@ -103,12 +107,14 @@ def cmd_match(args) -> int:
                             variant=args.variant)
     with tqdm(total=n, unit="match" if args.length else "game", disable=args.json or not sys.stderr.isatty()) as bar:
         if args.length or not args.cubeless:
-            stats = duplicate_series(a, b, n, seed=args.seed, rules=rules, progress=bar.update, watch=recorder)
+            stats = duel(a, b, n, seed=args.seed, rules=rules, chunk=SERIES_CHUNK, progress=bar.update, watch=recorder)
         else:
             with tqdm(unit="roll", desc="luck", disable=judge is None or args.json or not sys.stderr.isatty()) as rolls:
-                stats = duplicate_duel(a.policy, b.policy, n, seed=args.seed, variant=args.variant,
-                                       progress=bar.update, luck=judge, luck_progress=rolls.update).as_dict()
-    report = {"a": args.a, "b": args.b, "seed": args.seed, "cubeless": bool(args.cubeless and not args.length), **stats}
+                stats = duel(Cubeless(a.policy), Cubeless(b.policy), n, seed=args.seed,
+                             rules=Rules(variant=args.variant), progress=bar.update, luck=judge,
+                             luck_progress=rolls.update)
+    report = {"a": args.a, "b": args.b, "seed": args.seed, "cubeless": bool(args.cubeless and not args.length),
+              **stats.as_dict()}
     if recorder is not None:
         save_match(recorder.log, args.record)
         print(f"the first {'match' if args.length else 'game'} is saved in {args.record}", file=sys.stderr)
@@ -142,7 +148,7 @@ def _listening(address: tuple[str, int], bot: Bot, **limits) -> ExternalPlayerSe
 
 
 def cmd_serve(args) -> int:
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(message)s")
     bot = Bot(load_analyst(args.model, estimates=False), plies=args.ply)

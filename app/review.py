@@ -3,7 +3,7 @@
     gammon analyze match.mat --ply 1 --json out.json --html report.html
     gammon analyze matches/                     # a summary per file and per player
 
-The analysis is :func:`engine.match_analysis.analyse`; this module reads the files,
+The analysis is :func:`engine.review.match_analysis.analyse`; this module reads the files,
 shows the progress, prints the summary and writes the reports. The HTML report is one
 file with everything inline (styles, the equity graph and the boards as SVG): it opens
 from disk, with no server and no network.
@@ -17,14 +17,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from engine.errors import GammonError
-from engine.files import atomic_text
-from engine.match_analysis import BLUNDER, DOUBTFUL, ERROR, MatchAnalysis, analyse
-from engine.matchlog import MATCH_SUFFIXES, load_match
-from engine.replay import replay
-from engine.svg import board_svg
-
-from .arguments import between, model_option
+from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_text
+from gammon.engine.records.match_files import MATCH_SUFFIXES, load_match
+from gammon.engine.records.svg import board_svg
+from gammon.engine.review.match_analysis import BLUNDER, DOUBTFUL, ERROR, MatchAnalysis, analyse
+from gammon.engine.review.replay import replay
+from gammon.options import between, model_option
 
 SUMMARY_ROWS = [  # (label, PlayerStats field)
     ("decisions (unforced)", "decisions"), ("error rate (mp/decision)", "error_rate_mp"), ("PR", "pr"),
@@ -57,7 +56,7 @@ def summary_table(result: MatchAnalysis) -> str:
 
 
 def cmd_analyze(args) -> int:
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     files = match_files(Path(args.file))
     if len(files) > 1 and (args.json or args.html):

@@ -7,7 +7,7 @@ probs, equity, std_error, ci95, truncated), or the error record of a bad line. R
 left out of OUT so that the same run always writes the same bytes; the closing line on stderr
 gives them.
 
-The work is cut into shards (:mod:`engine.shards`) that a *runner* plays: this process
+The work is cut into shards (:mod:`engine.play.shards`) that a *runner* plays: this process
 (``--workers 1``), a pool of ``--workers K`` processes, or Ray tasks (``--ray auto`` joins the
 machine's Ray or starts one, ``--ray ADDRESS`` joins a cluster). Whoever plays them, the
 numbers are the same. Finished shards go to the store ``OUT.shards`` as they come in, so a run
@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from engine.errors import GammonError
-from engine.files import atomic_write
-from engine.shards import BlockStats, Shard, ShardStore, combine, plan, play_shard
-from training.runners import Runner, in_process, process_pool, ray_tasks
-
-from .batch import TooLong, answer_line, read_lines
+from gammon.app.batch import TooLong, answer_line, read_lines
+from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_write
+from gammon.engine.play.shards import BlockStats, Shard, ShardStore, combine, plan, play_shard
+from gammon.models.players import shared_analyst
+from gammon.training.runners import Runner, in_process, process_pool, ray_tasks
 
 BLOCK_GAMES = 432  # 12 x 36: a 1296-game rollout is 3 shards of about a second each, long enough to hide the overhead
 TIMING = ("seconds", "games_per_s")  # differ from run to run, so they stay out of OUT
@@ -80,7 +80,7 @@ def _sha256(path) -> str:
 
 def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str, variant: str) -> dict:
     """What decides every shard's numbers: a store made with other options cannot be resumed."""
-    from models.players import shipped_model
+    from gammon.models.players import shipped_model
 
     weights = shipped_model(variant) if model == "default" else Path(model)  # loaded already: it exists
     return {"input_sha256": _sha256(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
@@ -90,21 +90,9 @@ def run_options(batch, games: int, truncate: int | None, seed: int, block: int, 
 
 # -- playing shards ------------------------------------------------------------------------
 
-_EVALUATORS: dict[tuple[str, str], object] = {}
-
-
-def evaluator(model: str, variant: str):
-    """The analyst ``model`` of ``variant``, loaded once per process (a worker plays many shards)."""
-    if (model, variant) not in _EVALUATORS:
-        from models.players import load_analyst
-
-        _EVALUATORS[model, variant] = load_analyst(model, variant=variant)
-    return _EVALUATORS[model, variant]
-
-
 def play_block(model: str, variant: str, truncate: int | None, shard: Shard) -> BlockStats:
     """The task every runner runs: one shard, played by ``model`` in ``variant``."""
-    return play_shard(evaluator(model, variant), shard, truncate)
+    return play_shard(shared_analyst(model, variant), shard, truncate)
 
 
 # -- the batch -----------------------------------------------------------------------------
@@ -124,7 +112,7 @@ def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model
         raise GammonError(f"--out {out} is a folder; give a file name")
     with open(batch, "rb") as source:  # a missing input fails before anything is loaded or written
         entries = read_batch(source, variant)
-    evaluator(model, variant)  # an unknown model or a net of another variant fails here, not in every worker
+    shared_analyst(model, variant)  # an unknown model or a net of another variant fails here, not in every worker
     shards = plan({e.line: e.board for e in entries if e.board is not None}, games, block, seed)
     store = ShardStore(store_path(out), run_options(batch, games, truncate, seed, block, model, variant))
     try:

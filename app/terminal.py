@@ -8,10 +8,10 @@ empty line), ``double``, ``hint`` (cube advice), ``pip``, ``resign [single|gammo
 ``resign``, ``save FILE``, ``quit``; an illegal move is refused with the reason. When the
 bot doubles the prompt is ``take or pass>``. Every prompt ends with ``> `` and is
 flushed, so a program can drive the game line by line. In Acey-Deucey a 1-2 is typed with
-the double the person names (``13/11 6/5 then 4-4: 24/20(2) 13/9(2)``, engine/notation.py),
+the double the person names (``13/11 6/5 then 4-4: 24/20(2) 13/9(2)``, engine/rules/notation.py),
 and the ``move>`` prompt of the extra roll follows at once (no cube in between).
 
-The games are :func:`engine.game.play`, the one game loop: the person is player 0, a
+The games are :func:`engine.play.game.play`, the one game loop: the person is player 0, a
 player whose decisions are prompts, the bot is player 1, and the loop's events are what
 the session prints and records. A resignation offered at ``roll>`` is made once the dice
 are rolled (the loop asks for resignations after the roll); one the bot declines leaves
@@ -28,20 +28,21 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.analysis import cube_efficiency, position_probs, rank_moves
-from engine.board import pip_counts
-from engine.cube import PASS, TAKE, Cube
-from engine.cubeful import EvaluatorPlayer
-from engine.errors import GammonError
-from engine.game import GameEvent, Rules, play
-from engine.match import cube_decision
-from engine.matchlog import MATCH_SUFFIXES, Recorder, save_match
-from engine.met import MAX_AWAY
-from engine.notation import MoveError, find_play, format_move, legal_plays
-from engine.variants import variant_named
+from gammon.app.arguments import check_record_variant, draw
+from gammon.engine.cube.met import MAX_AWAY
+from gammon.engine.cube.state import PASS, TAKE, Cube
+from gammon.engine.errors import GammonError
+from gammon.engine.play.game import GameEvent, Rules, play
+from gammon.engine.play.players import EvaluatorPlayer, Player
+from gammon.engine.records.match_files import MATCH_SUFFIXES, save_match
+from gammon.engine.records.matchlog import Recorder
+from gammon.engine.rules.board import pip_counts
+from gammon.engine.rules.notation import MoveError, find_play, format_move, legal_plays
+from gammon.engine.rules.variants import variant_named
+from gammon.engine.search.analysis import cube_advice, rank_moves
 
-from .arguments import check_record_variant, draw
-
+# What the game loop asks the person, and the prompt each question is asked at.
+PROMPTS = {"roll": "roll> ", "move": "move> ", "answer": "take or pass> "}
 RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
 MAX_MOVE_CHARS = 200  # the longest move in notation, "bar/22* 22/16* 16/10* 10/4*", is 27 characters
 YOU, BOT = 0, 1
@@ -56,10 +57,12 @@ class Quit(Exception):
     """The person ended the session."""
 
 
-class Person:
+class Person(Player):
     """A person at the terminal as a player of the game loop: prompts decide the cube, the answers to
     doubles and the moves, one game at a time (one row). A subclass draws the board (``show(board)``)
     and keeps the session the person plays in (``save(path)``, the ``save FILE`` command)."""
+
+    doubling = resigning = True  # the prompts decide the cube and may resign
 
     def __init__(self, evaluator, read=input, write=print, variant: str = "standard"):
         if not hasattr(evaluator, "probabilities"):
@@ -75,8 +78,12 @@ class Person:
         self.position: tuple[np.ndarray, tuple[int, int]] | None = None  # board and dice of the move to play
 
     # -- input -----------------------------------------------------------------------------
-    def ask(self, prompt: str) -> str:
-        self.write(prompt, end="", flush=True)
+    def prompt(self, question: str) -> str:
+        return PROMPTS[question]
+
+    def ask(self, question: str) -> str:
+        """The person's answer to ``question`` (a key of PROMPTS), at its prompt."""
+        self.write(self.prompt(question), end="", flush=True)
         try:
             line = self.read()
         except EOFError:
@@ -91,14 +98,14 @@ class Person:
         self.cube = cubes[0]
         while True:
             self.show(boards[0])
-            action = self.before_roll(self.ask("roll> "), boards[0])
+            action = self.before_roll(self.ask("roll"), boards[0])
             if action is not None:
                 return np.array([action == "double"])
 
     def answers(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
         """The bot doubled (``boards`` and ``cubes`` from its side): the ``take or pass>`` prompt."""
         while True:
-            answer = self.ask("take or pass> ").lower()
+            answer = self.ask("answer").lower()
             if answer in ("take", "t", "accept"):
                 return np.array([TAKE])
             if answer in ("pass", "p", "drop"):
@@ -151,7 +158,7 @@ class Person:
         """``move>`` until a legal move (its afterstate) or a resignation (None, ``self.offer`` set)."""
         board, dice = self.position
         while True:
-            after = self.move_command(self.ask("move> "), board, dice)
+            after = self.move_command(self.ask("move"), board, dice)
             if after is not None or self.offer:
                 return after
 
@@ -171,9 +178,7 @@ class Person:
 
     def cube_advice(self, board: np.ndarray, cube: Cube) -> str:
         """The bot's cube analysis for the player on roll in ``board``, holding ``cube`` (money, or the MET)."""
-        probs = position_probs(self.evaluator, board[None], 1)[0]
-        x = float(cube_efficiency(board, geometry=variant_named(self.variant).geometry)[0])
-        decision = cube_decision(probs, cube, x)
+        decision = cube_advice(self.evaluator, board, cube, 1).decision
         return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
                 f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
 

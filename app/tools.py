@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from engine.errors import GammonError
+from gammon.engine.errors import GammonError
 
 BENCHMARKS = ("movegen", "strength", "selfplay")
 
@@ -21,7 +21,7 @@ TOOLS = {
 def run_tool(name: str, rest: list[str]) -> int:
     """Run tool ``name`` (a key of TOOLS) on the rest of the command line."""
     if name == "train":
-        from training.train import main as train_main
+        from gammon.training.cli import main as train_main
 
         return train_main(rest)
     what = rest[0] if rest else None
@@ -30,7 +30,7 @@ def run_tool(name: str, rest: list[str]) -> int:
         return 0
     if what not in BENCHMARKS:
         raise GammonError(f"unknown benchmark {what!r}; choose one of {', '.join(BENCHMARKS)}")
-    return importlib.import_module(f"benchmarks.{what}").main(rest[1:])
+    return importlib.import_module(f"gammon.benchmarks.{what}").main(rest[1:])
 
 
 def register(sub) -> None:

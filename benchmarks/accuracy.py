@@ -1,6 +1,6 @@
 """Analysis accuracy against GNU Backgammon 2-ply on tests/data/dev_positions.jsonl.
 
-    python benchmarks/accuracy.py [--plies 0,1,2] [--model default] [--limit N] [--top 10] [--json]
+    python -m gammon.benchmarks.accuracy [--plies 0,1,2] [--model default] [--limit N] [--top 10] [--json]
 
 Move choice: for each position and roll, the equity GNU Backgammon's 2-ply gives our
 chosen move, subtracted from the equity of its own best move, in thousandths of a point
@@ -34,15 +34,15 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine.analysis import cube_efficiency, position_probs, rank_moves  # noqa: E402
-from engine.board import flip  # noqa: E402
-from engine.cube import Cube  # noqa: E402
-from engine.formats import board_from_position_id, position_id  # noqa: E402
-from engine.match import cube_decision  # noqa: E402
-from engine.notation import format_move  # noqa: E402
-from models.players import load_analyst  # noqa: E402
+from gammon.engine.cube.decisions import cube_decision
+from gammon.engine.cube.money import cube_efficiency
+from gammon.engine.cube.state import Cube
+from gammon.engine.play.stats import mean_ci95
+from gammon.engine.records.formats import board_from_position_id, position_id
+from gammon.engine.rules.board import flip
+from gammon.engine.rules.notation import format_move
+from gammon.engine.search.analysis import position_probs, rank_moves
+from gammon.models.players import load_analyst
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "dev_positions.jsonl"
@@ -87,11 +87,10 @@ def save_cache(cache: dict[str, float]) -> None:
 
 
 def mean_ci(values) -> dict:
-    v = np.asarray(values, dtype=np.float64)
-    if len(v) == 0:
+    if len(values) == 0:
         return {"n": 0, "mean": None, "ci95": None}
-    half = 1.96 * v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan")
-    return {"n": int(len(v)), "mean": float(v.mean()), "ci95": [float(v.mean() - half), float(v.mean() + half)]}
+    mean, ci95 = mean_ci95(values)
+    return {"n": len(values), "mean": mean, "ci95": list(ci95)}
 
 
 def choose_moves(net, items, plies: int, progress: bool):

@@ -1,12 +1,12 @@
 """Our match analysis beside GNU Backgammon's, on the same matches.
 
-    python benchmarks/analysis_vs_gnubg.py --matches 24 --length 5 --out runs/analysis [--ply 0] [--json]
+    python -m gammon.benchmarks.analysis_vs_gnubg --matches 24 --length 5 --out runs/analysis [--ply 0] [--json]
 
 The Debian ``gnubg`` plays ``--matches`` matches against itself at 0-ply, each player with
 its own amount of chequer-play noise (so that the players' error rates spread), analyses
 each match at 0-ply (``analyse match``) and prints its statistics; each match is saved as
 .sgf and exported as .mat in ``--out``. We then read each file (``--format``) with our reader, analyse it
-(:func:`engine.match_analysis.analyse`, our net at ``--ply``) and put the two error rates
+(:func:`engine.review.match_analysis.analyse`, our net at ``--ply``) and put the two error rates
 per player side by side: gnubg's overall and chequer-play "Error rate mEMG" against our
 ``error_rate_mp`` and our checker-play loss per unforced move, with the Pearson
 correlation over all players of all matches.
@@ -18,17 +18,14 @@ import argparse
 import json
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine.match_analysis import analyse  # noqa: E402
-from engine.matchlog import load_match  # noqa: E402
-from models.players import load_analyst  # noqa: E402
+from gammon.engine.records.match_files import load_match
+from gammon.engine.review.match_analysis import analyse
+from gammon.models.players import load_analyst
 
 GNUBG = Path("/usr/games/gnubg")
 NOISE = (0.0, 0.02, 0.04, 0.08, 0.12)  # gnubg's chequer-play noise, drawn per player and match

@@ -1,8 +1,8 @@
 """The device path's throughput on whatever device is present: one command, one JSON object.
 
-    python benchmarks/device.py --json            # cuda when present, else the CPU
-    python benchmarks/device.py --quick --json    # a short run: batches up to 65,536, a 60 s budget
-    python benchmarks/device.py --device cpu --batches 4096,65536
+    python -m gammon.benchmarks.device --json            # cuda when present, else the CPU
+    python -m gammon.benchmarks.device --quick --json    # a short run: batches up to 65,536, a 60 s budget
+    python -m gammon.benchmarks.device --device cpu --batches 4096,65536
 
 Measures, each one section of the report:
 
@@ -18,7 +18,7 @@ Measures, each one section of the report:
   torch``: :class:`training.train.Trainer` with the default nets, a TD step every ply) with
   256 up to 262,144 games side by side, after checking its plies on the host
   (``mismatches``: games of the checked plies whose chosen afterstate is not legal by
-  engine.movegen, or whose result is not engine.game.result_points'). The batch here is
+  engine.rules.movegen, or whose result is not engine.rules.outcomes.result_points'). The batch here is
   the number of games side by side; each runs a warm-up of one turnover (as many games
   finished as it plays side by side, which spreads the games' ages), then plies until
   ``--seconds`` have passed; games/s = games finished / seconds;
@@ -59,20 +59,18 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.movegen import DEFAULT_WORKLOAD, TorchBackend, check, load_workload  # noqa: E402
-from engine.board import flip, starting_board  # noqa: E402
-from engine.game import result_points  # noqa: E402
-from engine.movegen import generate as numpy_generate  # noqa: E402
-from engine.rollout import rollout as host_rollout  # noqa: E402
-from models.encoding import encoder as numpy_encoder  # noqa: E402
-from models.players import load_analyst  # noqa: E402
-from training.device_rollout import DeviceAnalyst  # noqa: E402
-from training.device_rollout import rollout as device_rollout  # noqa: E402
-from training.torch_encoding import encoder as torch_encoder  # noqa: E402
-from training.torch_movegen import generate  # noqa: E402
-from training.train import Config, Trainer  # noqa: E402
+from gammon.benchmarks.movegen import DEFAULT_WORKLOAD, TorchBackend, check, load_workload
+from gammon.engine.play.rollout import rollout as host_rollout
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.movegen import generate as numpy_generate
+from gammon.engine.rules.outcomes import result_points
+from gammon.models.encoding import encoder as numpy_encoder
+from gammon.models.players import load_analyst
+from gammon.training.device_rollout import DeviceAnalyst
+from gammon.training.device_rollout import rollout as device_rollout
+from gammon.training.torch_encoding import encoder as torch_encoder
+from gammon.training.torch_movegen import generate
+from gammon.training.train import Config, Trainer
 
 BATCHES = [4096, 16384, 65536, 262144, 1048576]
 QUICK_BATCHES = [4096, 16384, 65536]
@@ -241,7 +239,8 @@ def selfplay_trainer(device: torch.device, parallel: int) -> Trainer:
 
 def check_selfplay(device: torch.device, plies: int, parallel: int = 256) -> dict:
     """Self-play ``plies`` plies on the device and check each on the host: the chosen afterstates
-    legal by engine.movegen (in the set of the board and dice), the results engine.game.result_points'."""
+    legal by engine.rules.movegen (in the set of the board and dice), the results
+    engine.rules.outcomes.result_points'."""
     trainer = selfplay_trainer(device, parallel)
     wrong = np.zeros(0, dtype=bool)
 
@@ -329,7 +328,7 @@ def selfplay(device: torch.device, args) -> dict:
 
 def check_rollouts(analyst: DeviceAnalyst, evaluator, boards: np.ndarray) -> dict:
     """Rollouts truncated after the first turn (36 games: each first roll once, no dice drawn) of ``boards``
-    on the device and on the host (engine.rollout); a mismatch is a board whose probabilities differ."""
+    on the device and on the host (engine.play.rollout); a mismatch is a board whose probabilities differ."""
     wrong = [i for i, board in enumerate(boards)
              if not np.allclose(device_rollout(analyst, board, games=36, truncate=1).probs,
                                 host_rollout(evaluator, board, games=36, truncate=1).probs, atol=1e-5)]

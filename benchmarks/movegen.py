@@ -1,8 +1,8 @@
 """Move-generation speed and exactness on a workload of (board, dice) items.
 
-    python benchmarks/movegen.py                      # the shipped workload, batch 1/64/4096
-    python benchmarks/movegen.py --workload FILE --check --json
-    python benchmarks/movegen.py --backend torch --device cpu|cuda --workload FILE --check --json
+    python -m gammon.benchmarks.movegen                      # the shipped workload, batch 1/64/4096
+    python -m gammon.benchmarks.movegen --workload FILE --check --json
+    python -m gammon.benchmarks.movegen --backend torch --device cpu|cuda --workload FILE --check --json
 
 The workload format is ``tests/data/movegen_workload.jsonl`` (lines with ``board``,
 ``dice``, ``after_hash``; other fields optional). ``--check`` compares every item's
@@ -28,10 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine.board import mover_counts, opponent_counts  # noqa: E402
-from engine.movegen import generate  # noqa: E402
+from gammon.engine.rules.board import mover_counts, opponent_counts
+from gammon.engine.rules.movegen import generate
 
 DEFAULT_WORKLOAD = Path(__file__).resolve().parents[1] / "tests" / "data" / "movegen_workload.jsonl"
 
@@ -59,7 +57,7 @@ def load_workload(path: Path):
 
 
 class NumpyBackend:
-    """engine.movegen on the CPU: ``count`` plays a slice of the workload, ``afterstates`` all of it, checked."""
+    """engine.rules.movegen on the CPU: ``count`` plays a slice of the workload, ``afterstates`` all of it, checked."""
 
     name = label = "numpy"
 
@@ -81,7 +79,7 @@ class TorchBackend:
     def __init__(self, boards: np.ndarray, dice: np.ndarray, device: str):
         import torch
 
-        from training.torch_movegen import generate as torch_generate
+        from gammon.training.torch_movegen import generate as torch_generate
 
         self.label = f"torch {device}"
         self.boards = torch.from_numpy(boards).to(device)
@@ -184,7 +182,7 @@ def main(argv=None) -> int:
     parser.add_argument("--batches", default="1,64,4096", help="comma-separated batch sizes")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
     parser.add_argument("--backend", choices=("numpy", "torch"), default="numpy",
-                        help="the generator timed: engine.movegen (numpy) or training/torch_movegen.py")
+                        help="the generator timed: engine.rules.movegen (numpy) or training/torch_movegen.py")
     parser.add_argument("--device", default="cpu", help="torch device for --backend torch: cpu, cuda, cuda:1 ...")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads on the CPU (default 1: numpy and gnubg run single-threaded too)")

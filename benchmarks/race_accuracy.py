@@ -1,6 +1,6 @@
 """Race move loss against GNU Backgammon 2-ply on race positions of our own self-play.
 
-    python benchmarks/race_accuracy.py --positions runs/strong/gen15/positions.npy --models OLD.pt,default
+    python -m gammon.benchmarks.race_accuracy --positions runs/strong/gen15/positions.npy --models OLD.pt,default
 
 The dev file holds 102 race positions, too few to tell two race nets apart (its race
 figure moves by about ±1 mp from model to model). This takes the race positions of a
@@ -22,18 +22,16 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.accuracy import mean_ci  # noqa: E402
-from engine.analysis import searched_afterstates  # noqa: E402
-from engine.board import RACE, position_class  # noqa: E402
-from engine.game import best_in_groups  # noqa: E402
-from engine.movegen import generate  # noqa: E402
-from engine.probability import afterstate_probs, cubeless_equity  # noqa: E402
-from engine.variants import STANDARD  # noqa: E402
-from models.gnubg import import_gnubg_nn, to_gnubg  # noqa: E402
-from models.players import load_analyst  # noqa: E402
-from training.distill import DistillConfig, held_out_rows  # noqa: E402
+from gammon.benchmarks.accuracy import mean_ci
+from gammon.engine.rules.board import RACE, position_class
+from gammon.engine.rules.groups import best_in_groups
+from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.outcomes import afterstate_probs, cubeless_equity
+from gammon.engine.rules.variants import STANDARD
+from gammon.engine.search.analysis import searched_afterstates
+from gammon.models.gnubg import import_gnubg_nn, to_gnubg
+from gammon.models.players import load_analyst
+from gammon.training.distill import DistillConfig, held_out_rows
 
 JUDGE_PLIES = 2
 

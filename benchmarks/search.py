@@ -1,7 +1,7 @@
-"""n-ply search speed (``engine.analysis.position_probs``) by how many positions are searched at once.
+"""n-ply search speed (``engine.search.analysis.position_probs``) by how many positions are searched at once.
 
-    python benchmarks/search.py                                   # 1-ply and 2-ply, pieces of 1,024 and 32
-    python benchmarks/search.py --positions 100 --plies 2 --chunks 1024,128,32 --json
+    python -m gammon.benchmarks.search                                   # 1-ply and 2-ply, pieces of 1,024 and 32
+    python -m gammon.benchmarks.search --positions 100 --plies 2 --chunks 1024,128,32 --json
 
 The positions are the undecided ones of the move-generation workload
 (``tests/data/movegen_workload.jsonl``, random play), split by class (contact with
@@ -16,20 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import engine.analysis as analysis  # noqa: E402
-from benchmarks.movegen import DEFAULT_WORKLOAD, load_workload  # noqa: E402
-from engine.board import RACE, position_class  # noqa: E402
-from engine.game import result_points  # noqa: E402
-from models.players import load_analyst  # noqa: E402
+import gammon.engine.search.analysis as analysis
+from gammon.benchmarks.movegen import DEFAULT_WORKLOAD, load_workload
+from gammon.engine.rules.board import RACE, position_class
+from gammon.engine.rules.outcomes import result_points
+from gammon.models.players import load_analyst
 
 
 def timed(net, boards: np.ndarray, plies: int, chunk: int) -> tuple[dict, np.ndarray]:

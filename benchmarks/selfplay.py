@@ -1,9 +1,9 @@
 """Self-play throughput: games/s of our batched trainer against GNU Backgammon's own loop.
 
-    python benchmarks/selfplay.py                     # 3 rounds of 20 s each side
-    python benchmarks/selfplay.py --seconds 5 --rounds 1 --parallel 64 --threads 1 --json
-    python benchmarks/selfplay.py --nets all=tesauro198+race     # one net on Tesauro's inputs only
-    python benchmarks/selfplay.py --backend torch --device cpu   # self-play in torch (gammon train --backend torch)
+    python -m gammon.benchmarks.selfplay                     # 3 rounds of 20 s each side
+    python -m gammon.benchmarks.selfplay --seconds 5 --rounds 1 --parallel 64 --threads 1 --json
+    python -m gammon.benchmarks.selfplay --nets all=tesauro198+race     # one net on Tesauro's inputs only
+    python -m gammon.benchmarks.selfplay --backend torch --device cpu   # self-play in torch (train --backend torch)
 
 Ours: :class:`training.train.Trainer` with the default :class:`~training.train.Config`
 (``--parallel`` games side by side; ``--threads`` overrides its torch thread count;
@@ -19,7 +19,7 @@ Peer (when ``gnubg_nn``, PyPI ``gnubg-nn``, is installed): gnubg's network at 0-
 in a Python loop, full games with the opening-roll rule. No learning happens on that
 side: it is the speed of play alone, an upper bound for any self-play built on it.
 Before timing, a few of its games are checked ply by ply against
-:func:`engine.movegen.generate`. Rounds interleave ours and gnubg so both see the same
+:func:`engine.rules.movegen.generate`. Rounds interleave ours and gnubg so both see the same
 machine load; the ratio ours/gnubg is taken per round (median and range reported).
 """
 
@@ -33,15 +33,14 @@ import random
 import sys
 import time
 from dataclasses import asdict
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine.board import starting_board  # noqa: E402
-from engine.movegen import generate  # noqa: E402
-from models.gnubg import from_gnubg, to_gnubg  # noqa: E402
+from gammon.engine.rules.board import starting_board
+from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.variants import STANDARD
+from gammon.models.gnubg import from_gnubg, to_gnubg
+from gammon.training.train import Config, Trainer, default_nets
 
 CHECKED_GAMES = 3  # gnubg games verified ply by ply before timing
 # bestmove's 5th argument (a side) must be one byte; with NUL it moves slot 1, the player on roll.
@@ -161,8 +160,6 @@ def trainer_round(trainer, seconds: float) -> tuple[int, int, float]:
 
 def measure(seconds: float, rounds: int, parallel: int, threads: int, warmup_plies: int, seed: int,
             nets: str, backend: str = "numpy", device: str = "cpu") -> dict:
-    from training.train import Config, Trainer
-
     try:
         import gnubg_nn
     except ImportError:
@@ -197,9 +194,6 @@ def measure(seconds: float, rounds: int, parallel: int, threads: int, warmup_pli
 
 
 def main(argv=None) -> int:
-    from engine.variants import STANDARD
-    from training.train import Config, default_nets
-
     defaults = Config()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="timed seconds per side per round (default 20)")

@@ -1,6 +1,6 @@
 """Playing strength: cubeless money games between two players, duplicate dice.
 
-    python benchmarks/strength.py A B --games 10000 [--seed S] [--luck default] [--json]
+    python -m gammon.benchmarks.strength A B --games 10000 [--seed S] [--luck default] [--json]
     gammon bench strength A B --games 10000
 
 A and B are a weights file, ``default`` (the shipped net), ``pubeval``, ``random``,
@@ -8,7 +8,7 @@ A and B are a weights file, ``default`` (the shipped net), ``pubeval``, ``random
 sequence is played twice with the sides swapped; points per game (for A) come with a
 95% confidence interval over those pairs. All games run at once, batched. ``--luck NET``
 also judges every roll's luck with NET and reports the points per game less the luck: an
-unbiased estimate of the same quantity with a much narrower interval (engine/luck.py).
+unbiased estimate of the same quantity with a much narrower interval (engine/play/luck.py).
 """
 
 from __future__ import annotations
@@ -17,16 +17,15 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine.evaluator import evaluator_policy  # noqa: E402
-from engine.game import duplicate_duel  # noqa: E402
-from engine.variants import VARIANTS  # noqa: E402
-from models.players import load_analyst, load_player  # noqa: E402
+from gammon.engine.play.duel import duel
+from gammon.engine.play.game import Rules
+from gammon.engine.play.players import Cubeless
+from gammon.engine.rules.variants import VARIANTS
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.models.players import load_analyst, load_player
 
 
 def main(argv=None) -> int:
@@ -49,8 +48,8 @@ def main(argv=None) -> int:
     quiet = args.json or not sys.stderr.isatty()
     with (tqdm(total=args.games, unit="game", disable=quiet) as bar,
           tqdm(unit="roll", desc="luck", disable=quiet or judge is None) as rolls):
-        stats = duplicate_duel(evaluator_policy(a), evaluator_policy(b), args.games, seed=args.seed,
-                               variant=args.variant, progress=bar.update, luck=judge, luck_progress=rolls.update)
+        stats = duel(Cubeless(evaluator_policy(a)), Cubeless(evaluator_policy(b)), args.games, seed=args.seed,
+                     rules=Rules(variant=args.variant), progress=bar.update, luck=judge, luck_progress=rolls.update)
     seconds = time.perf_counter() - started
     report = {"a": args.a, "b": args.b, "seed": args.seed, "variant": args.variant, **stats.as_dict(),
               "seconds": round(seconds, 1)}

@@ -1,6 +1,6 @@
 """Our bot against GNU Backgammon itself, through gnubg's external-player protocol.
 
-    python benchmarks/vs_gnubg.py --games 100 --length 5 --matches 2 [--model default] [--ply 0] [--json]
+    python -m gammon.benchmarks.vs_gnubg --games 100 --length 5 --matches 2 [--model default] [--ply 0] [--json]
 
 Starts ``gammon serve`` in-process on a free loopback port, then runs the Debian
 ``gnubg`` in tty mode with commands on standard input: gnubg (0-ply, player 0) plays
@@ -21,10 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.external import Bot, ExternalPlayerServer  # noqa: E402
-from models.players import load_analyst  # noqa: E402
+from gammon.app.external import Bot, ExternalPlayerServer
+from gammon.engine.play.stats import mean_ci95
+from gammon.models.players import load_analyst
 
 GNUBG = Path("/usr/games/gnubg")
 RESULT = re.compile(r"(gnubg|bot) wins an? (single game|gammon|backgammon) and (\d+) points?")
@@ -58,12 +57,11 @@ def play(model: str, plies: int, games: int, length: int, matches: int, seed: in
         server.server_close()
     results = RESULT.findall(out)
     money = np.array([int(p) * (1 if who == "bot" else -1) for who, _, p in results[:games]], dtype=float)
-    half = 1.96 * money.std(ddof=1) / np.sqrt(len(money)) if len(money) > 1 else float("nan")
     winners = MATCH.findall(out)
     return {
         "model": model, "plies": plies, "seed": seed,
         "money_games": len(money), "ppg": float(money.mean()) if len(money) else None,
-        "ci95": [float(money.mean() - half), float(money.mean() + half)] if len(money) > 1 else None,
+        "ci95": list(mean_ci95(money)[1]) if len(money) > 1 else None,
         "win_rate": float((money > 0).mean()) if len(money) else None,
         "match_length": length, "matches": len(winners), "matches_won": sum(w == "bot" for w in winners),
     }

@@ -1,12 +1,11 @@
-"""Baseline players as evaluators (see :mod:`engine.evaluator`): random and the heuristic."""
+"""Baseline players as evaluators (see :mod:`engine.search.evaluator`): random and the heuristic."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.variants import MIRRORED, Variant, variant_named
-
-from .heuristic import heuristic_value, same_direction_value
+from gammon.engine.rules.variants import MIRRORED, Variant, variant_named
+from gammon.models.heuristic import heuristic_value, same_direction_value
 
 
 class RandomEvaluator:

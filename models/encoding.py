@@ -1,4 +1,4 @@
-"""Network input encodings, by versioned name (numpy; boards in the layout of :mod:`engine.board`).
+"""Network input encodings, by versioned name (numpy; boards in the layout of :mod:`engine.rules.board`).
 
 Every encoding sees the board from the player **on roll** (the mover slots) and
 returns float32 rows. A weights file records the encoding it was trained with.
@@ -23,7 +23,7 @@ contact, bar entry, home points, back checkers): 232 inputs.
 Both start with the ``tesauro198+race`` columns (``extends``), so a net trained on that
 encoding can seed one of them: its weights carry over and the new inputs start at zero.
 
-``tesauro198+enter`` (Acey-Deucey's boards of 28 cells, :mod:`engine.variants`):
+``tesauro198+enter`` (Acey-Deucey's boards of 28 cells, :mod:`engine.rules.variants`):
 ``tesauro198`` of the points, the bars (hit checkers only) and the checkers truly borne off,
 then per side the checkers still to enter / 15 and whether any are left (while one is,
 its owner cannot bear off): 202 inputs. A board of 26 cells has none to enter, so the
@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import (
+from gammon.engine.errors import GammonError
+from gammon.engine.rules.board import (
     BOARD_SIZE,
     MAX_CHECKERS,
     back_checkers,
@@ -44,10 +45,8 @@ from engine.board import (
     opponent_counts,
     pip_counts,
 )
-from engine.errors import GammonError
-from engine.variants import MOVER_UNENTERED
-
-from .features import contact_features, race_features
+from gammon.engine.rules.variants import MOVER_UNENTERED
+from gammon.models.features import contact_features, race_features
 
 # Tesauro's four units of a point holding n = 0..MAX_CHECKERS checkers: n >= 1, n >= 2, n >= 3, (n - 3) / 2 for n > 3.
 _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(MAX_CHECKERS + 1)], dtype=np.float32)

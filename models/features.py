@@ -1,6 +1,6 @@
 """Backgammon knowledge as network inputs, computed vectorized over a batch of boards (numpy).
 
-Every function takes boards in the layout of :mod:`engine.board` (or a :class:`Sides`
+Every function takes boards in the layout of :mod:`engine.rules.board` (or a :class:`Sides`
 made from them, which computes the arrays they share once per batch) and measures one
 side, the *mover* (the player whose checkers are positive). The encodings call them
 twice, once on the board and once on ``flip(board)``, to describe both sides.
@@ -22,8 +22,8 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
+
 POINTS = np.arange(26)  # column index = mover point number in Sides' arrays
 
 
@@ -82,7 +82,7 @@ def hit_chance(boards) -> np.ndarray:
     on_bar = s.theirs[:, 0] > 0
     hitter = np.where(on_bar, 1, _bits(s.theirs[:, :25] > 0))  # bit 0 = its bar
     chance = np.zeros(len(s))
-    for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
+    for (d1, d2), weight in zip(ROLLS.tolist(), ROLL_WEIGHTS):
         if d1 == d2:
             hits = np.zeros(len(s), dtype=np.int64)
             reach = hitter
@@ -111,7 +111,7 @@ def escape_table() -> np.ndarray:
         blocked = [False] + [bool(mask >> (k - 1) & 1) for k in range(1, 13)] + [False] * 12
         last = max((k for k in range(1, 13) if blocked[k]), default=0)
         count = 0
-        for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
+        for (d1, d2), weight in zip(ROLLS.tolist(), ROLL_WEIGHTS):
             if d1 == d2:
                 reach, k = 0, 1
                 while k <= 4 and not blocked[k * d1]:

@@ -7,7 +7,7 @@ checkers implicit. Verified conventions (gnubg-nn 1.1.0a11):
 * ``gnubg_nn.probabilities(board, 0)`` scores the side in slot 1 as the player **on
   roll**, before rolling: 0.521 P(win) at the opening position; a race the slot-1 side
   leads by far gives 0.999, the same race with the slots swapped 0.004. The five values
-  are gnubg's order, gammons including backgammons (as :mod:`engine.evaluator` wants).
+  are gnubg's order, gammons including backgammons (as :mod:`engine.search.evaluator` wants).
 * ``gnubg_nn.bestmove(board, d1, d2, 0, b"\\x00", 1)`` moves slot 1 at 0-ply and returns
   ``(moves, key)``: ``moves`` = ``((from, to), ...)`` 1-based in the mover's numbering
   (25 = bar, 0 = off; ``()`` when nothing can be played) and ``key`` a 20-character
@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import DTYPE, MOVER_BAR, OPP_BAR
-from engine.evaluator import afterstate_equity
-from engine.variants import STANDARD
+from gammon.engine.rules.board import DTYPE, MOVER_BAR, OPP_BAR
+from gammon.engine.rules.variants import STANDARD
+from gammon.engine.search.evaluator import afterstate_equity
 
 
 def import_gnubg_nn():
@@ -66,7 +66,7 @@ def from_gnubg(arrays) -> np.ndarray:
 
 
 class GnubgEvaluator:
-    """gnubg's 0-ply cubeless evaluation, one C call per board (see :mod:`engine.evaluator`)."""
+    """gnubg's 0-ply cubeless evaluation, one C call per board (see :mod:`engine.search.evaluator`)."""
 
     name = "gnubg"
     variant = STANDARD  # gnubg-nn plays standard backgammon

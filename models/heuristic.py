@@ -1,7 +1,7 @@
 """A hand-written pip-count and safety evaluator (numpy only): the simplest non-random baseline.
 
 ``heuristic_value(boards)`` scores afterstates from the side that just moved (the
-layout of :mod:`engine.board`, that side as the mover). Higher is better. Terms, in
+layout of :mod:`engine.rules.board`, that side as the mover). Higher is better. Terms, in
 pips so they add up sensibly:
 
 - race: opponent's pip count minus ours;
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import BOARD_SIZE, pip_counts
-from engine.variants import OPPONENT_UNENTERED, ROTATED
+from gammon.engine.rules.board import BOARD_SIZE, pip_counts
+from gammon.engine.rules.variants import OPPONENT_UNENTERED, ROTATED
 
 _POINTS = np.arange(1, 25)
 

@@ -6,7 +6,7 @@ gammon / backgammon. gnubg's five probabilities are sums of these, so they are a
 consistent (P(win bg) <= P(win gammon) <= P(win), all in [0, 1]).
 
 A *model* is one net per position class (:class:`ClassNets`): boards are routed by
-:func:`engine.board.position_class`, crashed positions to the contact net unless the
+:func:`engine.rules.board.position_class`, crashed positions to the contact net unless the
 model has a crashed net of its own. A model with a single net named ``all`` answers
 every position with it (the format of the first shipped model).
 
@@ -24,16 +24,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.board import CLASS_NAMES, CONTACT, CRASHED, position_class
-from engine.errors import GammonError
-from engine.evaluator import afterstate_equity
-from engine.files import atomic_write
-from engine.probability import cumulative_probs
-from engine.variants import STANDARD, Variant, variant_named
-
-from .encoding import encoder, extends
-from .onesided import KIND as ONE_SIDED
-from .onesided import OneSidedRace
+from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_write
+from gammon.engine.rules.board import CLASS_NAMES, CONTACT, CRASHED, position_class
+from gammon.engine.rules.outcomes import cumulative_probs
+from gammon.engine.rules.variants import STANDARD, Variant, variant_named
+from gammon.engine.search.evaluator import afterstate_equity
+from gammon.models.encoding import encoder, extends
+from gammon.models.onesided import KIND as ONE_SIDED
+from gammon.models.onesided import OneSidedRace
 
 FORMAT = "gammon-weights"
 FORMAT_VERSION = 2
@@ -74,7 +73,7 @@ class TDNet(nn.Module):
 
 
 class ClassNets(nn.Module):
-    """One net per position class, named by ``engine.board.CLASS_NAMES`` (or one net, ``all``).
+    """One net per position class, named by ``engine.rules.board.CLASS_NAMES`` (or one net, ``all``).
 
     Each is a TDNet, except that the race net may be a :class:`models.onesided.OneSidedRace`.
     """

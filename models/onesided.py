@@ -5,7 +5,7 @@ needs to bear off, to get its first checker off (gammons) and to leave the other
 board (backgammons). The bear-off database holds these counts exactly for checkers in the
 home board; this net estimates them for the rest, one side at a time, from that side's
 checkers alone (:func:`one_sided_inputs`). A race position is then two net evaluations, one
-per side, combined by :func:`engine.bearoff.race_probabilities` (the one-sided
+per side, combined by :func:`engine.search.bearoff.race_probabilities` (the one-sided
 approximation gnubg uses with its one-sided database).
 
 Why not a two-sided race net: one side's position is far smaller than a race's, and its
@@ -23,7 +23,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.bearoff import (
+from gammon.engine.rules.board import MAX_CHECKERS, mover_counts, opponent_counts
+from gammon.engine.rules.outcomes import exclusive_results
+from gammon.engine.search.bearoff import (
     POINTS,
     Databases,
     RaceDistributions,
@@ -31,10 +33,7 @@ from engine.bearoff import (
     default_databases,
     race_probabilities,
 )
-from engine.board import MAX_CHECKERS, mover_counts, opponent_counts
-from engine.probability import exclusive_results
-
-from .encoding import _point_units
+from gammon.models.encoding import _point_units
 
 KIND = "one-sided"  # the ``kind`` of a one-sided race net in a weights file
 BINS = 48  # roll counts 0..47: a 160-pip side needs about 20; what lies beyond 47 is not modelled

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
-from engine.board import VARIANTS as BOARD_VARIANTS
-from engine.errors import GammonError
-from engine.variants import Variant, variant_named
+from gammon.engine.errors import GammonError
+from gammon.engine.rules.board import VARIANTS as BOARD_VARIANTS
+from gammon.engine.rules.variants import Variant, variant_named
 
 MODELS = Path(__file__).resolve().parent
 DEFAULT_MODEL = MODELS / "default.pt"
@@ -24,7 +25,7 @@ def shipped_model(variant: str | Variant = "standard") -> Path | None:
 
 
 def load_player(spec: str, seed: int = 0, variant: str | Variant = "standard"):
-    """An evaluator (see engine.evaluator) for ``spec`` playing ``variant``; GammonError names what is accepted.
+    """An evaluator (see engine.search.evaluator) for ``spec`` playing ``variant``; GammonError names what is accepted.
 
     ``default`` is the variant's shipped network (:func:`shipped_model`); ``heuristic`` the
     variant's heuristic (models/heuristic.py); ``gnubg`` is GNU Backgammon's 0-ply net through
@@ -33,26 +34,26 @@ def load_player(spec: str, seed: int = 0, variant: str | Variant = "standard"):
     """
     variant = variant_named(variant)
     if spec == "pubeval":
-        from .pubeval import PubevalEvaluator
+        from gammon.models.pubeval import PubevalEvaluator
 
         if variant.name not in BOARD_VARIANTS:
             raise GammonError(f"pubeval plays on backgammon's board only, not {variant.name}")
         return PubevalEvaluator()
     if spec == "random":
-        from .baselines import RandomEvaluator
+        from gammon.models.baselines import RandomEvaluator
 
         return RandomEvaluator(seed)
     if spec == "heuristic":
-        from .baselines import HeuristicEvaluator
+        from gammon.models.baselines import HeuristicEvaluator
 
         return HeuristicEvaluator(variant)
     if spec == "gnubg":
-        from .gnubg import GnubgEvaluator
+        from gammon.models.gnubg import GnubgEvaluator
 
         if variant.name != "standard":
             raise GammonError(f"gnubg plays standard backgammon only, not {variant.name}")
         return GnubgEvaluator()
-    from .network import load_weights
+    from gammon.models.network import load_weights
 
     path = shipped_model(variant) if spec == "default" else Path(spec)
     if path is None:
@@ -76,7 +77,7 @@ def load_analyst(spec: str, seed: int = 0, variant: str | Variant = "standard", 
     a player without them (pubeval, heuristic, random) is refused in one line, unless
     ``estimates`` is False (a bot to play against).
 
-    The databases (engine/bearoff.py) are built on first use (a few seconds) and cached. They
+    The databases (engine/search/bearoff.py) are built on first use (a few seconds) and cached. They
     hold one side's bear-off alone, so they serve every variant whose bear-offs are races: in
     the same-direction games too the two home boards lie apart (``WithBearoff`` places the
     opponent's by the variant's geometry).
@@ -87,6 +88,13 @@ def load_analyst(spec: str, seed: int = 0, variant: str | Variant = "standard", 
             raise GammonError(f"{spec} has no probability estimates to analyse with: give a net (default, a "
                               f"weights file) or gnubg")
         return player
-    from engine.bearoff import WithBearoff
+    from gammon.engine.search.bearoff import WithBearoff
 
     return WithBearoff(player)
+
+
+@cache
+def shared_analyst(spec: str, variant: str = "standard"):
+    """``load_analyst(spec, variant=variant)``, loaded once per process: for servers and pool workers,
+    which answer many requests with one net (its evaluations are read-only, so sharing is safe)."""
+    return load_analyst(spec, variant=variant)

@@ -47,8 +47,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import BOARD_SIZE, MAX_CHECKERS, is_race, mover_counts
-from engine.errors import GammonError
+from gammon.engine.errors import GammonError
+from gammon.engine.rules.board import BOARD_SIZE, MAX_CHECKERS, is_race, mover_counts
 
 # Tesauro's race weights, five per point (blocks for points 24..1), then bar and off.
 WR = np.array([
@@ -152,7 +152,7 @@ def pubeval_scores(boards: np.ndarray) -> np.ndarray:
 
 
 class PubevalEvaluator:
-    """Tesauro's pubeval as an evaluator (see :mod:`engine.evaluator`)."""
+    """Tesauro's pubeval as an evaluator (see :mod:`engine.search.evaluator`)."""
 
     name = "pubeval"
 

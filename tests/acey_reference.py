@@ -1,6 +1,6 @@
 """A deliberately simple move generator for Acey-Deucey, written from the rule text.
 
-It shares no code with :mod:`engine.movegen`, :mod:`engine.board` or :mod:`engine.variants`:
+It shares no code with :mod:`engine.rules.movegen`, :mod:`engine.rules.board` or :mod:`engine.rules.variants`:
 plain Python, one die at a time, recursive, each rule written out as the rule book
 (docs/rules.md, "Acey-Deucey") states it. It is slow, and exists only to be compared with
 the vectorized generator.

@@ -1,10 +1,10 @@
 """A deliberately simple move generator for Fevga and Moultezim, written from the rule text.
 
-It shares no code with :mod:`engine.movegen` or :mod:`engine.variants`: plain Python, one
+It shares no code with :mod:`engine.rules.movegen` or :mod:`engine.rules.variants`: plain Python, one
 die at a time, each rule written out as the rule book (docs/rules.md) states it. It is
 slow, and exists only to be compared with the vectorized generator.
 
-A board is a tuple of 26 ints in the layout of :mod:`engine.board`, seen from the mover,
+A board is a tuple of 26 ints in the layout of :mod:`engine.rules.board`, seen from the mover,
 who moves from his 24-point (where all his checkers start) down to his 1-point and bears
 off from 1..6. Both sides move the same way round the board: the opponent starts on the
 mover's 12-point and passes the mover's 12 down to 1, then 24 down to 13.

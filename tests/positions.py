@@ -1,7 +1,7 @@
 """Deterministic test positions for cross-checks of the move generator (and other tests).
 
 Every public function takes a size and a ``seed`` and returns ``(boards, dice)``:
-``boards`` int8 ``(N, 26)`` in the layout of :mod:`engine.board` (mover to play) and
+``boards`` int8 ``(N, 26)`` in the layout of :mod:`engine.rules.board` (mover to play) and
 ``dice`` int8 ``(N, 2)``. The same arguments always give the same arrays (seeded
 ``numpy.random.default_rng``; nothing depends on global state).
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import (
+from gammon.engine.rules.board import (
     BOARD_SIZE,
     DTYPE,
     MAX_CHECKERS,
@@ -32,7 +32,7 @@ from engine.board import (
     starting_board,
     variant_checkers,
 )
-from engine.movegen import generate
+from gammon.engine.rules.movegen import generate
 
 VARIANTS = ("standard", "nackgammon", "hypergammon")
 ENTRY_POINTS = tuple(range(19, 25))  # where the mover enters: its point 25 - die
@@ -56,7 +56,7 @@ def _pack(boards: list, dice: list) -> tuple[np.ndarray, np.ndarray]:
 def random_play(variant: str = "standard", games: int = 32, seed: int = 0, max_turns: int = 5000):
     """(board, dice) at every turn of ``games`` random-play games, played in parallel.
 
-    Each turn picks a uniformly random afterstate of :func:`engine.movegen.generate`; the
+    Each turn picks a uniformly random afterstate of :func:`engine.rules.movegen.generate`; the
     board is flipped after every move. A game ends when the side that just moved has
     borne off all its checkers. The first roll of each game is never a double.
     """

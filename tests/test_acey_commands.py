@@ -9,24 +9,32 @@ import numpy as np
 import pytest
 import torch
 
-from app.cli import main
-from app.terminal import TerminalGame
-from engine.bearoff import WithBearoff
-from engine.board import CONTACT, RACE, position_class
-from engine.errors import GammonError
-from engine.evaluator import WILD_KEEP, afterstate_equity, afterstate_scores, evaluator_policy, wild_filter
-from engine.formats import parse_position, position_id
-from engine.game import Cubeless, Rules, duplicate_duel, play, play_games, random_policy
-from engine.movegen import generate
-from engine.notation import MoveError, find_play, format_move, legal_plays
-from engine.probability import afterstate_probs, cubeless_equity, exclusive_results
-from engine.variants import ACEY_DEUCEY
-from models import players
-from models.encoding import encoder, tesauro198
-from models.network import NetEvaluator, build_model, load_weights
-from models.players import load_analyst, load_player
-from training.torch_encoding import encoder as torch_encoder
-from training.train import Config, Trainer
+from gammon.app.cli import main
+from gammon.app.terminal import TerminalGame
+from gammon.engine.errors import GammonError
+from gammon.engine.play.duel import duel
+from gammon.engine.play.game import Rules, play, play_games, random_policy
+from gammon.engine.play.players import Cubeless
+from gammon.engine.records.formats import parse_position, position_id
+from gammon.engine.rules.board import CONTACT, RACE, position_class
+from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.notation import MoveError, find_play, format_move, legal_plays
+from gammon.engine.rules.outcomes import afterstate_probs, cubeless_equity, exclusive_results
+from gammon.engine.rules.variants import ACEY_DEUCEY
+from gammon.engine.search.bearoff import WithBearoff
+from gammon.engine.search.evaluator import (
+    WILD_KEEP,
+    afterstate_equity,
+    afterstate_scores,
+    evaluator_policy,
+    wild_filter,
+)
+from gammon.models import players
+from gammon.models.encoding import encoder, tesauro198
+from gammon.models.network import NetEvaluator, build_model, load_weights
+from gammon.models.players import load_analyst, load_player
+from gammon.training.torch_encoding import encoder as torch_encoder
+from gammon.training.train import Config, Trainer
 
 ACEY = ACEY_DEUCEY
 V = ("--variant", "acey-deucey")
@@ -174,7 +182,8 @@ def test_position_classes_count_a_checker_still_to_enter_as_on_the_bar():
 
 def test_the_heuristic_beats_random_and_pubeval_and_gnubg_are_refused():
     heuristic = evaluator_policy(load_player("heuristic", variant="acey-deucey"))
-    stats = duplicate_duel(heuristic, evaluator_policy(load_player("random", 1)), 40, seed=3, variant="acey-deucey")
+    stats = duel(Cubeless(heuristic), Cubeless(evaluator_policy(load_player("random", 1))), 40, seed=3,
+                 rules=Rules(variant="acey-deucey"))
     assert stats.ci95[0] > 1.5, stats
     for name in ("pubeval", "gnubg"):
         with pytest.raises(GammonError, match="not acey-deucey"):
@@ -194,8 +203,8 @@ def test_a_trained_net_loads_for_acey_deucey_only_and_plays_a_demo_to_the_end(ca
 def test_the_shipped_net_plays_acey_deucey_and_beats_a_random_player():
     net = load_player("default", variant="acey-deucey")
     assert net.variant is ACEY and {n.encoding for n in net.net.nets.values()} == {"tesauro198+enter"}
-    stats = duplicate_duel(evaluator_policy(net), random_policy(np.random.default_rng(0)), 20, seed=1,
-                           variant="acey-deucey")
+    stats = duel(Cubeless(evaluator_policy(net)), Cubeless(random_policy(np.random.default_rng(0))), 20, seed=1,
+                 rules=Rules(variant="acey-deucey"))
     assert stats.ppg > 1.5  # +2.93 over 2,000 games (models/variants.md)
 
 

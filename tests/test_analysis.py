@@ -3,22 +3,16 @@
 import numpy as np
 import pytest
 
-from engine.analysis import (
-    ROLL_WEIGHTS,
-    ROLLS,
-    cube_efficiency,
-    cubeful_equity,
-    money_cube_decision,
-    position_probs,
-    rank_moves,
-)
-from engine.board import flip, pip_counts, starting_board
-from engine.cube import Cube
-from engine.evaluator import afterstate_equity
-from engine.game import result_points
-from engine.notation import format_move, legal_plays
-from engine.probability import cubeless_equity, swap_sides
-from engine.variants import HYPERGAMMON, STANDARD
+import gammon.engine.search.analysis as analysis
+from gammon.engine.cube.money import cube_efficiency, cubeful_equity, money_cube_decision
+from gammon.engine.cube.state import Cube
+from gammon.engine.rules.board import flip, pip_counts, starting_board
+from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.rules.notation import format_move, legal_plays
+from gammon.engine.rules.outcomes import cubeless_equity, result_points, swap_sides
+from gammon.engine.rules.variants import HYPERGAMMON, STANDARD
+from gammon.engine.search.analysis import position_probs, rank_moves
+from gammon.engine.search.evaluator import afterstate_equity
 
 
 class PipEvaluator:
@@ -75,14 +69,13 @@ def test_deeper_plies_run_batched_and_stay_probabilities():
 
 
 def test_a_search_over_many_positions_goes_in_chunks_with_the_same_answers(monkeypatch):
-    import engine.analysis
 
     rng = np.random.default_rng(5)
     boards = np.stack([starting_board()] * 5)
     for board in boards[1:]:
         board[6], board[int(rng.integers(1, 6))] = 4, 1  # five different positions, fifteen checkers each
     whole = position_probs(PipEvaluator(), boards, 1)
-    monkeypatch.setattr(engine.analysis, "SEARCH_CHUNK", 2)
+    monkeypatch.setattr(analysis, "SEARCH_CHUNK", 2)
     assert np.allclose(position_probs(PipEvaluator(), boards, 1), whole)
     assert np.allclose(position_probs(PipEvaluator(), boards, 2)[3], position_probs(PipEvaluator(), boards[3:4], 2)[0])
 
@@ -148,7 +141,7 @@ def test_rank_moves_orders_by_cubeful_equity_and_filters_deeper_plies():
 
 
 def test_filter_leaders_keeps_each_groups_best_few():
-    from engine.analysis import FILTER_MOVES, filter_leaders
+    from gammon.engine.search.analysis import FILTER_MOVES, filter_leaders
 
     equity = np.array([0.1, 0.5, 0.45, -0.3] + list(np.linspace(0, 0.2, 12)))
     offsets = np.array([0, 4, 16])
@@ -158,8 +151,8 @@ def test_filter_leaders_keeps_each_groups_best_few():
 
 
 def test_ply_policy_chooses_one_legal_afterstate_per_game():
-    from engine.analysis import ply_policy
-    from engine.movegen import generate
+    from gammon.engine.rules.movegen import generate
+    from gammon.engine.search.analysis import ply_policy
 
     boards = np.stack([starting_board()] * 3)
     afterstates = generate(boards, np.array([[6, 5], [3, 1], [2, 2]]))
@@ -171,8 +164,8 @@ def test_ply_policy_chooses_one_legal_afterstate_per_game():
 def test_a_move_the_filter_pruned_never_beats_the_searched_leader():
     """The strength issue's example: at 2-ply, 14/8 11/8 (left at 0-ply by the filter, -1.33)
     was ranked above 14/5 (searched, -1.47). The choice is made among the searched moves."""
-    from engine.formats import parse_position
-    from models.players import load_analyst
+    from gammon.engine.records.formats import parse_position
+    from gammon.models.players import load_analyst
 
     board, _ = parse_position("DwAAYLdzEAEAAA:cAkPAAAAAAAE")
     ranked = rank_moves(load_analyst("default"), board, (6, 3), plies=2)

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import app.analyse
-from app.analyse import batch_cube, batch_hint
-from app.batch import MAX_LINE_BYTES, answer_line
-from app.cli import main
+import gammon.app.analyse as analyse
+from gammon.app.analyse import batch_cube, batch_hint
+from gammon.app.batch import MAX_LINE_BYTES, answer_line
+from gammon.app.cli import main
 
 OPENING = "4HPwATDgc/ABMA"
 GOOD_A = json.dumps({"id": "a", "position_id": OPENING, "dice": [3, 1]})
@@ -109,7 +109,7 @@ def test_a_failure_midway_leaves_out_as_it_was_and_no_temporary_file(tmp_path, m
     def disk_full(*args):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(app.analyse, "hint_rows", disk_full)
+    monkeypatch.setattr(analyse, "hint_rows", disk_full)
     assert main(["hint", "--batch", str(source), "--out", str(tmp_path / "out.jsonl"), "--ply", "0"]) == 2
     assert "No space left on device" in capsys.readouterr().err
     assert (tmp_path / "out.jsonl").read_text() == "old results\n"
@@ -171,7 +171,7 @@ _ANALYSERS = {}
 
 def _analyser(kind: str):
     if kind not in _ANALYSERS:
-        from models.players import load_analyst
+        from gammon.models.players import load_analyst
 
         net = load_analyst("default")
         _ANALYSERS[kind] = (batch_hint if kind == "hint" else batch_cube)(net, 0)

@@ -10,9 +10,13 @@ import os
 import numpy as np
 import pytest
 
-import engine.bearoff as bearoff
-from engine.analysis import ROLL_WEIGHTS, ROLLS
-from engine.bearoff import (
+import gammon.engine.search.bearoff as bearoff
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.rules.notation import legal_plays
+from gammon.engine.rules.outcomes import cubeless_equity
+from gammon.engine.rules.variants import STANDARD
+from gammon.engine.search.bearoff import (
     CorruptCache,
     Databases,
     OneSided,
@@ -30,10 +34,6 @@ from engine.bearoff import (
     save,
     two_sided_database,
 )
-from engine.board import flip, starting_board
-from engine.notation import legal_plays
-from engine.probability import cubeless_equity
-from engine.variants import STANDARD
 
 
 @functools.cache
@@ -341,7 +341,7 @@ def test_a_bad_cache_is_rebuilt_with_a_warning(tmp_path, damage):
 
 def test_databases_agree_with_gnubg():
     gnubg_nn = pytest.importorskip("gnubg_nn")
-    from models.gnubg import to_gnubg
+    from gammon.models.gnubg import to_gnubg
 
     one = small_one_sided(4)
     for i, counts in enumerate(positions(4)[1:], start=1):

@@ -8,9 +8,10 @@ import sys
 import numpy as np
 import pytest
 
-from app.chouette import ChouetteSession
-from app.cli import main
-from engine.chouette import (
+from gammon.app.chouette import ChouetteSession
+from gammon.app.cli import main
+from gammon.engine.cube.state import PASS, TAKE
+from gammon.engine.play.chouette import (
     ChouetteError,
     ChouetteGame,
     GameResult,
@@ -21,7 +22,6 @@ from engine.chouette import (
     seat_names,
     settle,
 )
-from engine.cube import PASS, TAKE
 
 # -- rotation and settlement -----------------------------------------------------------------------
 
@@ -110,7 +110,7 @@ def test_a_corrupt_or_foreign_sheet_is_refused_in_one_line(text, fault):
 
 @pytest.fixture(scope="module")
 def net():
-    from models.players import load_player
+    from gammon.models.players import load_player
 
     return load_player("default")
 
@@ -236,7 +236,7 @@ class Typist:
 
 
 def test_a_person_in_the_box_plays_a_whole_game_at_the_prompts(tmp_path):
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     person = Typist(["pip", "resign", "double eve", "double BOT1"])
     sheet = Sheet.new(["ann", "bot", "bot"])
@@ -254,7 +254,7 @@ def test_a_person_in_the_box_plays_a_whole_game_at_the_prompts(tmp_path):
 
 
 def test_a_person_on_the_team_doubles_the_box_and_the_end_of_input_leaves_the_game_unscored(tmp_path):
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     lines = iter(["d", "24/18 13/9", "13/9 24/22"])  # seed 0: the box opens 6-4, ann (captain) doubles, rolls 4-2
 
@@ -281,7 +281,7 @@ def test_a_person_on_the_team_doubles_the_box_and_the_end_of_input_leaves_the_ga
 def test_the_command_reads_persons_from_standard_input(tmp_path):
     """Seed 0, as above: the box opens, ann (captain) doubles at her first prompt; then the input ends."""
     sheet = tmp_path / "c.json"
-    done = subprocess.run([sys.executable, "-m", "app.cli", "chouette", "--players", "bot,ann,bot", "--seed", "0",
+    done = subprocess.run([sys.executable, "-m", "gammon", "chouette", "--players", "bot,ann,bot", "--seed", "0",
                            "--sheet", str(sheet)], input="double\n", capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == ""
     assert "ann (captain) roll> ann doubles bot1 to 2." in done.stdout

@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from app.cli import main
+from gammon.app.cli import main
 
 
 def test_installed_console_script_shows_help():
-    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "app.cli"]
+    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "gammon"]
     out = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     assert "demo" in out.stdout and "moves" in out.stdout
@@ -19,7 +19,7 @@ def test_installed_console_script_shows_help():
 
 def test_a_closed_pipe_ends_quietly():
     """`gammon moves ... | head -1`: the reader leaves early; no traceback, exit 0."""
-    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "app.cli"]
+    command = [shutil.which("gammon")] if shutil.which("gammon") else [sys.executable, "-m", "gammon"]
     proc = subprocess.Popen([*command, "moves", "4HPwATDgc/ABMA", "--dice", "31"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     proc.stdout.read(10)
@@ -213,7 +213,7 @@ def _stop_at_once(self):
 
 @pytest.mark.parametrize("host, warned", [("0.0.0.0", True), ("127.0.0.1", False), ("localhost", False)])
 def test_serve_warns_loudly_off_loopback(capsys, monkeypatch, host, warned):
-    from app.play import ExternalPlayerServer
+    from gammon.app.play import ExternalPlayerServer
 
     monkeypatch.setattr(ExternalPlayerServer, "serve_forever", _stop_at_once)
     assert main(["serve", "--host", host, "--port", "0"]) == 0
@@ -222,7 +222,7 @@ def test_serve_warns_loudly_off_loopback(capsys, monkeypatch, host, warned):
 
 
 def test_serve_passes_its_limits_to_the_server(monkeypatch):
-    from app.play import ExternalPlayerServer
+    from gammon.app.play import ExternalPlayerServer
 
     seen = {}
 

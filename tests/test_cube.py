@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from engine.analysis import cube_efficiency
-from engine.board import starting_board
-from engine.cube import BEAVER, PASS, TAKE, Cube, cube_actions, verdict
-from engine.errors import GammonError
-from engine.fibs import FibsBoard
+from gammon.engine.cube.money import cube_efficiency
+from gammon.engine.cube.state import BEAVER, PASS, TAKE, Cube, cube_actions, verdict
+from gammon.engine.errors import GammonError
+from gammon.engine.records.fibs import FibsBoard
+from gammon.engine.rules.board import starting_board
 
 
 def test_a_table_cube_seen_by_each_player_and_swapped():

@@ -3,15 +3,18 @@
 import numpy as np
 import pytest
 
-from engine.cube import BEAVER, PASS, TAKE
-from engine.cubeful import EvaluatorPlayer, duplicate_series
-from engine.game import Rules, opening_rolls, play, random_policy
-from models.baselines import HeuristicEvaluator
+from gammon.engine.cube.state import BEAVER, PASS, TAKE
+from gammon.engine.play.duel import duel
+from gammon.engine.play.game import Rules, opening_rolls, play, random_policy
+from gammon.engine.play.players import EvaluatorPlayer, Player
+from gammon.models.baselines import HeuristicEvaluator
 
 
-class Scripted:
+class Scripted(Player):
     """A player that doubles whenever asked while the cube is below ``up_to`` (or never), and always
     answers the same; it records what it was asked."""
+
+    doubling = True
 
     def __init__(self, double: bool, answer: int, seed: int = 0, up_to: int = 2**10):
         self.policy = random_policy(np.random.default_rng(seed))
@@ -57,7 +60,7 @@ def test_a_beaver_turns_the_cube_twice_and_the_beaverer_keeps_it():
 
 
 def test_each_turn_rolls_its_own_dice(monkeypatch):
-    import engine.game as game
+    import gammon.engine.play.game as game
 
     rolls = []
     real = game.generate
@@ -99,12 +102,13 @@ def test_matches_end_at_the_length_and_the_crawford_game_has_no_cube():
     assert one_point.passes == 0 and (one_point.games == 1).all()
 
 
-def test_duplicate_series_reports_a_confidence_interval():
+def test_a_duel_with_the_cube_reports_a_confidence_interval():
     heuristic = EvaluatorPlayer(HeuristicEvaluator())
     scripted = Scripted(False, TAKE)
-    money = duplicate_series(heuristic, scripted, 100, seed=8)
+    money = duel(heuristic, scripted, 100, seed=8, chunk=500).as_dict()
     assert money["ci95"][0] <= money["ppg"] <= money["ci95"][1] and money["ppg"] > 0.5
-    matches = duplicate_series(heuristic, scripted, 20, seed=8, rules=Rules(match_length=3))
-    assert 0.5 < matches["match_win_rate"] <= 1.0
+    assert money["win_rate"] is None  # a win's points count the cube: no gammon rates
+    matches = duel(heuristic, scripted, 20, seed=8, rules=Rules(match_length=3), chunk=4).as_dict()
+    assert 0.5 < matches["match_win_rate"] <= 1.0 and matches["games"] >= 20 and "ppg" not in matches
     with pytest.raises(ValueError, match="even"):
-        duplicate_series(heuristic, scripted, 3)
+        duel(heuristic, scripted, 3)

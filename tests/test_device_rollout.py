@@ -1,4 +1,5 @@
-"""Rollouts on the device (training/device_rollout.py) against engine.rollout and engine.bearoff, on CPU torch.
+"""Rollouts on the device (training/device_rollout.py) against engine.play.rollout and engine.search.bearoff,
+on CPU torch.
 
 The bear-off evaluation against numpy's on small databases, the analyst (a net with the
 databases) against WithBearoff(NetEvaluator), a rollout truncated after the first move
@@ -15,22 +16,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from engine import rollout as host  # noqa: E402
-from engine.bearoff import (  # noqa: E402
-    Databases,
-    WithBearoff,
-    build_one_sided,
-    build_two_sided,
-    positions,
-)
-from engine.bearoff import bearoff_probabilities as numpy_bearoff  # noqa: E402
-from engine.board import flip, starting_board  # noqa: E402
-from engine.errors import GammonError  # noqa: E402
-from engine.evaluator import afterstate_equity  # noqa: E402
-from engine.movegen import generate  # noqa: E402
-from engine.variants import variant_named  # noqa: E402
-from models.network import NetEvaluator, build_model  # noqa: E402
-from training.device_rollout import BearoffTables, DeviceAnalyst, bearoff_probabilities, rollout  # noqa: E402
+from gammon.engine.errors import GammonError
+from gammon.engine.play import rollout as host
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.variants import variant_named
+from gammon.engine.search.bearoff import Databases, WithBearoff, build_one_sided, build_two_sided, positions
+from gammon.engine.search.bearoff import bearoff_probabilities as numpy_bearoff
+from gammon.engine.search.evaluator import afterstate_equity
+from gammon.models.network import NetEvaluator, build_model
+from gammon.training.device_rollout import BearoffTables, DeviceAnalyst, bearoff_probabilities, rollout
 
 try:  # tests/ is on sys.path under pytest's default import mode
     import positions as test_positions

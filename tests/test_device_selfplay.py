@@ -1,9 +1,9 @@
 """Self-play on the device (training/device_selfplay.py) and the trainer's torch backend, on CPU torch.
 
 The game step against the host's rules: the scoring of finished games against
-engine.game.result_points and engine.probability, the nets' routing and choice against
+engine.rules.outcomes.result_points and engine.rules.outcomes, the nets' routing and choice against
 models.network and the numpy trainer's policy, every chosen afterstate legal by
-engine.movegen, the opening roll; then the trainer: it learns, and a killed run resumes
+engine.rules.movegen, the opening roll; then the trainer: it learns, and a killed run resumes
 to the same network.
 """
 
@@ -17,21 +17,22 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from engine.board import RACE, flip, position_class, starting_board  # noqa: E402
-from engine.errors import GammonError  # noqa: E402
-from engine.evaluator import evaluator_policy  # noqa: E402
-from engine.game import duplicate_duel  # noqa: E402
-from engine.game import result_points as numpy_result_points  # noqa: E402
-from engine.movegen import generate as numpy_generate  # noqa: E402
-from engine.probability import RESULT_POINTS, exclusive_results, outcome_probs  # noqa: E402
-from engine.variants import variant_named  # noqa: E402
-from models.baselines import RandomEvaluator  # noqa: E402
-from models.network import build_model, load_weights  # noqa: E402
-from models.onesided import OneSidedRace  # noqa: E402
-from training import device_selfplay  # noqa: E402
-from training.device_selfplay import DeviceGames, model_logits, outcome_results, result_points  # noqa: E402
-from training.torch_movegen import generate  # noqa: E402
-from training.train import Config, Trainer, train  # noqa: E402
+from gammon.engine.errors import GammonError
+from gammon.engine.play.duel import duel
+from gammon.engine.play.players import Cubeless
+from gammon.engine.rules.board import RACE, flip, position_class, starting_board
+from gammon.engine.rules.movegen import generate as numpy_generate
+from gammon.engine.rules.outcomes import RESULT_POINTS, exclusive_results, outcome_probs
+from gammon.engine.rules.outcomes import result_points as numpy_result_points
+from gammon.engine.rules.variants import variant_named
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.models.baselines import RandomEvaluator
+from gammon.models.network import build_model, load_weights
+from gammon.models.onesided import OneSidedRace
+from gammon.training import device_selfplay
+from gammon.training.device_selfplay import DeviceGames, model_logits, outcome_results, result_points
+from gammon.training.torch_movegen import generate
+from gammon.training.train import Config, Trainer, train
 
 try:  # tests/ is on sys.path under pytest's default import mode
     import positions
@@ -158,7 +159,7 @@ def test_a_short_run_of_the_torch_backend_learns_to_crush_random(tmp_path):
     weights = train(tiny(games=500, parallel=128, hidden=32, checkpoint_every=500, eval_games=20), tmp_path / "run",
                     progress=False)
     net = load_weights(weights)
-    stats = duplicate_duel(evaluator_policy(net), evaluator_policy(RandomEvaluator(5)), 400, seed=9)
+    stats = duel(Cubeless(evaluator_policy(net)), Cubeless(evaluator_policy(RandomEvaluator(5))), 400, seed=9)
     assert stats.ci95[0] > 2.0, stats
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.external import Bot, ExternalPlayerServer, ProtocolError, parse_fibs_board
-from engine.board import BoardError, starting_board, validate
-from engine.notation import legal_plays
-from engine.variants import STANDARD
-from models.players import load_player
+from gammon.app.external import Bot, ExternalPlayerServer, ProtocolError, parse_fibs_board
+from gammon.engine.rules.board import BoardError, starting_board, validate
+from gammon.engine.rules.notation import legal_plays
+from gammon.engine.rules.variants import STANDARD
+from gammon.models.players import load_player
 
 # Verified against gnubg (docs/gnubg.md, "Board line fields"): the bot (player 1) to move 6-3 in the opening position.
 OPENING = ("board:gnubg:bot:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:3:6:3:1:1:1:0:1:-1:0:25"
@@ -182,7 +182,7 @@ def test_a_parser_bug_still_gets_a_reply(monkeypatch, caplog):
     def crash(line):
         raise IndexError("parser bug")
 
-    monkeypatch.setattr("app.external.parse_fibs_board", crash)
+    monkeypatch.setattr("gammon.app.external.parse_fibs_board", crash)
     with caplog.at_level(logging.WARNING, "gammon.external"):
         assert Bot(Even()).reply(OPENING) == ""
     assert len(caplog.records) == 1 and "IndexError: parser bug" in caplog.records[0].getMessage()

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import CLASS_NAMES, CONTACT, CRASHED, RACE, flip, position_class, starting_board
-from engine.formats import board_from_position_id
-from engine.movegen import generate
-from models import features as f
-from models.encoding import contact_v1, encoder, extends, race_v1
+from gammon.engine.records.formats import board_from_position_id
+from gammon.engine.rules.board import CLASS_NAMES, CONTACT, CRASHED, RACE, flip, position_class, starting_board
+from gammon.engine.rules.movegen import generate
+from gammon.models import features as f
+from gammon.models.encoding import contact_v1, encoder, extends, race_v1
 
 DATA = Path(__file__).parent / "data" / "dev_positions.jsonl"
 

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.board import flip, starting_board
-from engine.formats import (
+from gammon.engine.records.formats import (
     FormatError,
     MatchState,
     board_from_position_id,
@@ -25,6 +24,7 @@ from engine.formats import (
     position_id,
     xgid,
 )
+from gammon.engine.rules.board import flip, starting_board
 
 DATA = Path(__file__).parent / "data"
 EXAMPLES = settings(max_examples=200, deadline=None)
@@ -419,7 +419,7 @@ def test_mutated_xgids_raise_only_format_error(board, state, data):
 
 def greek_positions(variant: str, games: int = 40) -> np.ndarray:
     """Every position (seen from the player on roll) of ``games`` random games of ``variant``."""
-    from engine.game import play_games, random_policy
+    from gammon.engine.play.game import play_games, random_policy
 
     rng = np.random.default_rng(5)
     records = play_games((random_policy(rng), random_policy(rng)), games, seed=7, variant=variant,
@@ -440,7 +440,7 @@ def test_positions_of_random_greek_games_round_trip_through_every_id(variant):
 
 
 def test_a_greek_position_id_writes_each_side_in_its_own_numbering():
-    from engine.board import starting_board as start
+    from gammon.engine.rules.board import starting_board as start
 
     # Both sides on their own 24-point: the same ID as backgammon's board with both there.
     both_on_24 = np.zeros(26, dtype=np.int8)

@@ -14,10 +14,9 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from test_external import Even  # tests/ is on sys.path under pytest
 
-from app.external import Bot
-from engine.board import MAX_CHECKERS, BoardError, flip, mover_counts, opponent_counts, starting_board, validate
-from engine.fibs import FIELDS, FibsBoard, ProtocolError, parse_fibs_board
-from engine.formats import (
+from gammon.app.external import Bot
+from gammon.engine.records.fibs import FIELDS, FibsBoard, ProtocolError, parse_fibs_board
+from gammon.engine.records.formats import (
     FormatError,
     MatchState,
     board_from_position_id,
@@ -27,7 +26,16 @@ from engine.formats import (
     parse_xgid,
     position_id,
 )
-from engine.notation import LegalPlay, MoveError, find_play, legal_plays
+from gammon.engine.rules.board import (
+    MAX_CHECKERS,
+    BoardError,
+    flip,
+    mover_counts,
+    opponent_counts,
+    starting_board,
+    validate,
+)
+from gammon.engine.rules.notation import LegalPlay, MoveError, find_play, legal_plays
 
 # The bot's opening 6-3, as gnubg sends it (tests/test_external.py).
 OPENING = ("board:gnubg:bot:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:3:6:3:1:1:1:0:1:-1:0:25"

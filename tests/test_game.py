@@ -3,11 +3,14 @@
 import numpy as np
 import pytest
 
-from engine.board import checkers_off, validate
-from engine.evaluator import evaluator_policy
-from engine.game import Cubeless, Rules, duplicate_duel, opening_rolls, play, play_games, random_policy, result_points
-from engine.notation import find_play
-from models.baselines import HeuristicEvaluator
+from gammon.engine.play.duel import duel
+from gammon.engine.play.game import Rules, opening_rolls, play, play_games, random_policy
+from gammon.engine.play.players import Cubeless
+from gammon.engine.rules.board import checkers_off, validate
+from gammon.engine.rules.notation import find_play
+from gammon.engine.rules.outcomes import result_points
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.models.baselines import HeuristicEvaluator
 
 
 def finished(opponent: dict, opponent_bar: int = 0) -> np.ndarray:
@@ -59,8 +62,8 @@ def test_heuristic_beats_random_by_a_wide_margin():
 def test_a_duplicate_duel_reports_every_finished_game_to_its_progress_bar():
     finished_games = []
     heuristic = evaluator_policy(HeuristicEvaluator())
-    stats = duplicate_duel(heuristic, random_policy(np.random.default_rng(1)), 60, seed=5,
-                           progress=finished_games.append)
+    stats = duel(Cubeless(heuristic), Cubeless(random_policy(np.random.default_rng(1))), 60, seed=5,
+                 progress=finished_games.append)
     assert sum(finished_games) == stats.games == 60 and len(finished_games) > 2
 
 
@@ -84,6 +87,8 @@ def test_a_policy_choosing_outside_its_game_is_an_error():
 
 class Resigner(Cubeless):
     """Plays at random and offers ``points`` (per cube unit) after every roll."""
+
+    resigning = True
 
     def __init__(self, points: int, seed: int = 1):
         super().__init__(random_policy(np.random.default_rng(seed)))

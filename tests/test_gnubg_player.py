@@ -17,17 +17,11 @@ import pytest
 
 gnubg_nn = pytest.importorskip("gnubg_nn")
 
-from benchmarks.selfplay import (  # noqa: E402
-    NO_SIDE,
-    apply_pubeval_move,
-    check_gnubg_games,
-    illegal_plies,
-    play_gnubg_game,
-)
-from engine.board import flip, starting_board  # noqa: E402
-from engine.evaluator import evaluator_policy  # noqa: E402
-from engine.movegen import generate  # noqa: E402
-from models.gnubg import GnubgEvaluator, from_gnubg, to_gnubg  # noqa: E402
+from gammon.benchmarks.selfplay import NO_SIDE, apply_pubeval_move, check_gnubg_games, illegal_plies, play_gnubg_game
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.movegen import generate
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.models.gnubg import GnubgEvaluator, from_gnubg, to_gnubg
 
 try:  # tests/ is on sys.path under pytest's default import mode
     import positions

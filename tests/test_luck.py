@@ -1,14 +1,15 @@
-"""Luck of a roll, and results with the luck taken out (engine/luck.py)."""
+"""Luck of a roll, and results with the luck taken out (engine/play/luck.py)."""
 
 import numpy as np
 import pytest
 
-from engine.analysis import ROLL_WEIGHTS, ROLLS
-from engine.board import MOVER_BAR, starting_board
-from engine.evaluator import evaluator_policy
-from engine.game import duplicate_duel
-from engine.luck import OPENING_ROLLS, roll_luck
-from models.players import load_analyst, load_player
+from gammon.engine.play.duel import duel
+from gammon.engine.play.luck import roll_luck
+from gammon.engine.play.players import Cubeless
+from gammon.engine.rules.board import MOVER_BAR, starting_board
+from gammon.engine.rules.dice import OPENING_ROLLS, ROLL_WEIGHTS, ROLLS
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.models.players import load_analyst, load_player
 
 NET = load_analyst("default")
 TOLERANCE = 1e-6  # a board's probabilities may differ by 1e-7 between batch sizes (torch's kernels)
@@ -45,8 +46,8 @@ def test_entering_is_lucky_and_dancing_unlucky():
 
 
 def test_luck_adjusted_results_agree_with_the_results_and_are_narrower():
-    net, pubeval = (evaluator_policy(load_player(p)) for p in ("default", "pubeval"))
-    stats = duplicate_duel(net, pubeval, 24, seed=3, luck=NET)
+    net, pubeval = (Cubeless(evaluator_policy(load_player(p))) for p in ("default", "pubeval"))
+    stats = duel(net, pubeval, 24, seed=3, luck=NET)
     low, high = stats.ci95
     adjusted_low, adjusted_high = stats.luck_adjusted_ci95
     assert adjusted_high - adjusted_low < (high - low) * 0.75
@@ -56,6 +57,6 @@ def test_luck_adjusted_results_agree_with_the_results_and_are_narrower():
 
 
 def test_the_same_player_in_both_seats_has_no_luck_left_over():
-    policy = evaluator_policy(load_player("heuristic"))
-    stats = duplicate_duel(policy, policy, 8, seed=4, luck=NET)
+    player = Cubeless(evaluator_policy(load_player("heuristic")))
+    stats = duel(player, player, 8, seed=4, luck=NET)
     assert stats.ppg == 0 and abs(stats.luck_adjusted_ppg) < TOLERANCE

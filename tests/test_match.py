@@ -3,19 +3,18 @@
 import numpy as np
 import pytest
 
-from engine.analysis import cubeful_equity, money_cube_decision
-from engine.cube import Cube
-from engine.formats import MatchState
-from engine.match import (
+from gammon.engine.cube.decisions import cube_decision
+from gammon.engine.cube.match import (
     can_double,
-    cube_decision,
     cubeful_mwc,
-    gammon_prices,
     match_cube_decision,
     match_equity_of_probs,
     to_emg,
 )
-from engine.met import MAX_AWAY, match_equity
+from gammon.engine.cube.met import MAX_AWAY, match_equity
+from gammon.engine.cube.money import cubeful_equity, money_cube_decision
+from gammon.engine.cube.state import Cube
+from gammon.engine.records.formats import MatchState
 
 X = 0.68  # gnubg's contact cube efficiency
 # gnubg 2-ply, opening position, money (docs/gnubg.md, "Reference: opening position, money, 2-ply")
@@ -94,21 +93,6 @@ def test_cubeless_mwc_weights_each_result_by_the_score_it_reaches():
     expected = (p[0] - p[1]) * win1 + (p[1] - p[2]) * win2 + p[2] * win3
     expected += (1 - p[0] - p[3]) * lose1 + (p[3] - p[4]) * lose2 + p[4] * lose3
     assert match_equity_of_probs(p, score) == pytest.approx(expected)
-
-
-def test_gammon_prices_give_the_same_normalized_equity():
-    for score in (Cube(away=(7, 7)), Cube(away=(4, 2)), Cube(2, "me", (2, 4)), Cube(away=(3, 1))):
-        g = gammon_prices(score)
-        for p in (OPENING, DOUBLE_TAKE, TOO_GOOD):
-            emg = 2 * p[0] - 1 + p[1] * g[0] - p[3] * g[1] + p[2] * g[2] - p[4] * g[3]
-            assert to_emg(match_equity_of_probs(p, score), score) == pytest.approx(emg)
-
-
-def test_gammon_prices_at_known_scores():
-    assert gammon_prices(Cube(away=(25, 25)))[:2] == pytest.approx((1.0, 1.0), abs=0.03)  # nearly money
-    # post-Crawford trailer 2-away: my gammon wins the match, the leader's is worth no more than a single
-    assert gammon_prices(Cube(away=(2, 1))) == pytest.approx((2.0, 0.0, 0.0, 0.0))
-    assert gammon_prices(Cube(away=(1, 1))) == (0.0, 0.0, 0.0, 0.0)
 
 
 # -- cube decisions -----------------------------------------------------------------------

@@ -5,12 +5,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.cubeful import EvaluatorPlayer
-from engine.game import Rules, play
-from engine.match_analysis import analyse
-from engine.matchlog import Action, MatchFileError, Recorder
-from engine.replay import replay
-from models.players import load_analyst, load_player
+from gammon.engine.play.game import Rules, play
+from gammon.engine.play.players import EvaluatorPlayer
+from gammon.engine.records.matchlog import Action, MatchFileError, Recorder
+from gammon.engine.review.match_analysis import analyse
+from gammon.engine.review.replay import replay
+from gammon.models.players import load_analyst, load_player
 
 NET = load_analyst("default")
 
@@ -108,7 +108,7 @@ def test_gammon_analyze_reports_a_gnubg_match_as_text_json_and_html(tmp_path, ca
     import shutil
     from pathlib import Path
 
-    from app.cli import main
+    from gammon.app.cli import main
 
     match = Path(__file__).parent / "data" / "sgf" / "match5.sgf"
     out, page = tmp_path / "a.json", tmp_path / "a.html"
@@ -133,7 +133,7 @@ def test_gammon_analyze_reports_a_gnubg_match_as_text_json_and_html(tmp_path, ca
 def test_every_gnubg_fixture_and_a_one_point_match_replay_through_the_rules():
     from pathlib import Path
 
-    from engine.matchlog import load_match
+    from gammon.engine.records.match_files import load_match
 
     data = Path(__file__).parent / "data"
     files = sorted((data / "matches").glob("*.mat")) + sorted((data / "sgf").glob("*.sgf"))

@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.board import flip, starting_board
-from engine.cube import BEAVER, PASS, TAKE
-from engine.game import Rules, play, random_policy
-from engine.matchlog import Action, GameLog, MatchFileError, MatchLog, Recorder
-from engine.matfile import load_mat, read_mat, save_mat, write_mat
-from engine.notation import find_play
+from gammon.engine.cube.state import BEAVER, PASS, TAKE
+from gammon.engine.play.game import Rules, play, random_policy
+from gammon.engine.play.players import Player
+from gammon.engine.records.matchlog import Action, GameLog, MatchFileError, MatchLog, Recorder
+from gammon.engine.records.matfile import load_mat, read_mat, save_mat, write_mat
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.notation import find_play
 
 MATCHES = Path(__file__).parent / "data" / "matches"
 FIXTURES = sorted(MATCHES.glob("*.mat"))
@@ -187,8 +188,10 @@ def test_an_opening_roller_who_resigns_at_once_is_credited_with_the_roll():
 # ---------------------------------------------------------------- our matches
 
 
-class Erratic:
+class Erratic(Player):
     """Random moves and cube actions, now and then a resignation: every kind of action in a few short games."""
+
+    doubling = resigning = True
 
     def __init__(self, seed: int, beaver: bool = False):
         self.rng = np.random.default_rng(seed)

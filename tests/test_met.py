@@ -1,18 +1,18 @@
-"""The match equity table past 25-away: Kazaross-XG2 continued by Zadeh's recursion (engine/met.py)."""
+"""The match equity table past 25-away: Kazaross-XG2 continued by Zadeh's recursion (engine/cube/met.py)."""
 
 import json
 
 import numpy as np
 import pytest
 
-import engine.cube
-import engine.cubeful
-import engine.game
-import engine.match
-from engine import met
-from engine.errors import GammonError
-from engine.met import MAX_AWAY, TABLE_AWAY, match_equity
-from engine.variants import STANDARD
+from gammon.engine.cube import met
+from gammon.engine.cube.match import match_cube_decision
+from gammon.engine.cube.met import MAX_AWAY, TABLE_AWAY, match_equity
+from gammon.engine.cube.state import Cube
+from gammon.engine.errors import GammonError
+from gammon.engine.play.game import Rules, play
+from gammon.engine.play.players import EvaluatorPlayer
+from gammon.engine.rules.variants import STANDARD
 
 KAZAROSS = json.loads(met.MET_PATH.read_text())
 TABLE = np.array(KAZAROSS["pre_crawford"])
@@ -115,21 +115,21 @@ def test_scores_past_the_cap_are_refused_in_one_line():
         match_equity(MAX_AWAY + 1, 3)
     assert "\n" not in str(refused.value)
     with pytest.raises(GammonError, match=f"1..{MAX_AWAY}"):
-        engine.game.Rules(match_length=MAX_AWAY + 1)
+        Rules(match_length=MAX_AWAY + 1)
     with pytest.raises(GammonError, match=f"1- to {MAX_AWAY}-away"):
-        engine.cube.Cube(away=(3, MAX_AWAY + 1))
-    assert engine.game.Rules(match_length=MAX_AWAY).match_length == MAX_AWAY
+        Cube(away=(3, MAX_AWAY + 1))
+    assert Rules(match_length=MAX_AWAY).match_length == MAX_AWAY
 
 
 def test_a_31_point_match_plays_to_the_end():
-    player = engine.cubeful.EvaluatorPlayer(ConstantEvaluator())
-    results = engine.game.play((player, player), 2, seed=1, rules=engine.game.Rules(match_length=31))
+    player = EvaluatorPlayer(ConstantEvaluator())
+    results = play((player, player), 2, seed=1, rules=Rules(match_length=31))
     assert all(max(score) >= 31 for score in results.scores)
     assert results.cube_turns > 0
 
 
 def test_a_cube_at_30_away_against_27_away_gets_a_decision():
-    cube = engine.cube.Cube(away=(30, 27))
-    decision = engine.match.match_cube_decision(np.array([0.7, 0.2, 0.01, 0.1, 0.005]), cube, 0.68)
+    cube = Cube(away=(30, 27))
+    decision = match_cube_decision(np.array([0.7, 0.2, 0.01, 0.1, 0.005]), cube, 0.68)
     assert decision.action in ("double", "no_double") and decision.response in ("take", "pass")
     assert 0 < decision.mwc_no_double < 1 and decision.mwc_double_pass == match_equity(29, 27)

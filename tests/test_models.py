@@ -8,11 +8,11 @@ import pytest
 import torch
 from positions import all_families  # tests/ is on sys.path under pytest
 
-from benchmarks.strength import main as strength_main
-from engine.board import flip, starting_board
-from engine.probability import cubeless_equity
-from models.encoding import encoder, tesauro198, tesauro198_race
-from models.network import (
+from gammon.benchmarks.strength import main as strength_main
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.outcomes import cubeless_equity
+from gammon.models.encoding import encoder, tesauro198, tesauro198_race
+from gammon.models.network import (
     ClassNets,
     NetEvaluator,
     TDNet,
@@ -22,7 +22,7 @@ from models.network import (
     save_weights,
     seed_from,
 )
-from models.players import load_player
+from gammon.models.players import load_player
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_strength_benchmark_prints_json(capsys):
 
 
 def race_and_contact(boards):
-    from engine.board import is_race
+    from gammon.engine.rules.board import is_race
 
     return boards[is_race(boards)][:40], boards[~is_race(boards)][:40]
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import engine.movegen as movegen
-from benchmarks.movegen import afterstate_hash, load_workload
-from engine.board import BoardError, starting_board
-from engine.movegen import generate
-from engine.notation import legal_plays
+import gammon.engine.rules.movegen as movegen
+from gammon.benchmarks.movegen import afterstate_hash, load_workload
+from gammon.engine.rules.board import BoardError, starting_board
+from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.notation import legal_plays
 
 DATA = Path(__file__).parent / "data"
 

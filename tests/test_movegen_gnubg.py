@@ -1,4 +1,4 @@
-"""Cross-check of :func:`engine.movegen.generate` against GNU Backgammon's move generator.
+"""Cross-check of :func:`engine.rules.movegen.generate` against GNU Backgammon's move generator.
 
 For every (board, dice) of the families in ``tests/positions.py`` (random-play games of
 three variants and built corner cases; about 22,500 positions, none from the shared
@@ -18,7 +18,7 @@ import pytest
 
 gnubg_nn = pytest.importorskip("gnubg_nn")
 
-from engine.board import (  # noqa: E402
+from gammon.engine.rules.board import (
     MOVER_BAR,
     checkers_off,
     starting_board,
@@ -26,7 +26,7 @@ from engine.board import (  # noqa: E402
     validate_batch,
     variant_checkers,
 )
-from engine.movegen import generate  # noqa: E402
+from gammon.engine.rules.movegen import generate
 
 try:  # tests/ is on sys.path under pytest's default import mode
     import positions

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.movegen import load_workload
-from engine.board import flip, starting_board
-from engine.formats import board_from_position_id, position_id
-from engine.notation import MoveError, find_play, format_move, legal_plays, parse_move
+from gammon.benchmarks.movegen import load_workload
+from gammon.engine.records.formats import board_from_position_id, position_id
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.notation import MoveError, find_play, format_move, legal_plays, parse_move
 
 DATA = Path(__file__).parent / "data"
 
@@ -113,7 +113,7 @@ def test_any_text_is_a_legal_play_or_a_move_error(text):
 
 @pytest.mark.parametrize("variant", ["fevga", "moultezim"])
 def test_greek_plays_read_back_from_their_notation_which_never_hits_or_enters(variant):
-    from engine.game import play_games, random_policy
+    from gammon.engine.play.game import play_games, random_policy
 
     rng = np.random.default_rng(3)
     records = play_games((random_policy(rng), random_policy(rng)), 4, seed=4, variant=variant, record=True).records
@@ -125,7 +125,7 @@ def test_greek_plays_read_back_from_their_notation_which_never_hits_or_enters(va
 
 
 def test_greek_moves_are_in_the_movers_numbering_and_refusals_name_the_rule():
-    from engine.variants import FEVGA, MOULTEZIM
+    from gammon.engine.rules.variants import FEVGA, MOULTEZIM
 
     start = FEVGA.starting_board()
     assert [p.notation for p in legal_plays(start, (6, 5), "fevga")] == ["24/13"]

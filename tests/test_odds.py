@@ -1,12 +1,12 @@
-"""The odds tables (engine/odds.py, gammon odds): counted with the move generator, checked against the
+"""The odds tables (engine/rules/odds.py, gammon odds): counted with the move generator, checked against the
 standard tables and against hand counts of the rolls."""
 
 import json
 
 import pytest
 
-from app.cli import main
-from engine.odds import OddsError, entering_chances, entering_table, hit_chances
+from gammon.app.cli import main
+from gammon.engine.rules.odds import OddsError, entering_table, hit_chances
 
 # The standard shot table: rolls out of 36 that hit a blot d pips away, nothing in between.
 SHOTS = {1: 11, 2: 12, 3: 14, 4: 15, 5: 15, 6: 17, 7: 6, 8: 6, 9: 5, 10: 3, 11: 2, 12: 3,
@@ -46,27 +46,19 @@ def test_a_six_prime_in_front_stops_every_shot():
     assert all(row["rolls"] == 0 for row in rows if row["distance"] > 6)
 
 
-@pytest.mark.parametrize("open_points, rolls", [(0, 0), (1, 11), (2, 20), (3, 27), (4, 32), (5, 35), (6, 36)])
-def test_one_checker_enters_on_all_rolls_but_those_with_both_dice_closed(open_points, rolls):
-    assert rolls == 36 - (6 - open_points) ** 2
-    assert entering_chances(open_points)["all"] == {"rolls": rolls, "probability": rolls / 36}
+def test_one_checker_enters_on_all_rolls_but_those_with_both_dice_closed():
+    rows = entering_table()
+    assert [row["open_points"] for row in rows] == list(range(7))
+    assert [row["one"]["rolls"] for row in rows] == [0, 11, 20, 27, 32, 35, 36]
+    for k, row in enumerate(rows):
+        assert row["one"] == {"rolls": 36 - (6 - k) ** 2, "probability": (36 - (6 - k) ** 2) / 36}
 
 
-@pytest.mark.parametrize("open_points, both", [(2, 4), (3, 9)])
-def test_two_checkers_both_enter_only_when_both_dice_are_open(open_points, both):
+def test_two_checkers_both_enter_only_when_both_dice_are_open():
     """Hand count with k open points: k(k-1) ordered non-doubles with two open numbers, plus k open doubles."""
-    assert both == open_points * (open_points - 1) + open_points
-    result = entering_chances(open_points, checkers_on_bar=2)
-    assert result["all"]["rolls"] == both
-    assert result["at_least_one"]["rolls"] == 36 - (6 - open_points) ** 2
-
-
-def test_the_entering_table_agrees_with_the_single_questions():
-    for row in entering_table():
-        k = row["open_points"]
-        assert row["one"] == entering_chances(k)["all"]
-        two = entering_chances(k, checkers_on_bar=2)
-        assert (row["two_both"], row["two_at_least_one"]) == (two["all"], two["at_least_one"])
+    for k, row in enumerate(entering_table()):
+        assert row["two_both"]["rolls"] == k * (k - 1) + k
+        assert row["two_at_least_one"] == row["one"]  # one of the two enters where a lone checker would
 
 
 @pytest.mark.parametrize("call", [
@@ -74,8 +66,6 @@ def test_the_entering_table_agrees_with_the_single_questions():
     lambda: hit_chances([25]),
     lambda: hit_chances(blocked=[2.5]),
     lambda: hit_chances(blocked=range(1, 9)),
-    lambda: entering_chances(7),
-    lambda: entering_chances(3, checkers_on_bar=3),
 ])
 def test_questions_off_the_board_are_odds_errors(call):
     with pytest.raises(OddsError):

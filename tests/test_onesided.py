@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.bearoff import (
+from gammon.engine.errors import GammonError
+from gammon.engine.rules.board import RACE, is_race, position_class
+from gammon.engine.rules.outcomes import exclusive_results
+from gammon.engine.search.bearoff import (
     MAX_ROLLS,
     RaceDistributions,
     database_distributions,
@@ -15,13 +18,10 @@ from engine.bearoff import (
     positions,
     race_probabilities,
 )
-from engine.board import RACE, is_race, position_class
-from engine.errors import GammonError
-from engine.probability import exclusive_results
-from models.network import ClassNets, NetEvaluator, WeightsError, build_model, load_weights, save_weights
-from models.onesided import BINS, OneSidedRace, one_sided_inputs
-from training.distill import fitted_nets
-from training.onesided import OneSidedConfig, divergence, loss_masks, race_sides, targets, train_one_sided
+from gammon.models.network import ClassNets, NetEvaluator, WeightsError, build_model, load_weights, save_weights
+from gammon.models.onesided import BINS, OneSidedRace, one_sided_inputs
+from gammon.training.distill import fitted_nets
+from gammon.training.onesided import OneSidedConfig, divergence, loss_masks, race_sides, targets, train_one_sided
 
 
 def certain(n: int, bins: int = 10) -> np.ndarray:
@@ -221,10 +221,10 @@ def test_the_shipped_race_net_agrees_with_gnubg_on_races_outside_the_databases()
     (the two-sided race net it replaced: 0.027, with one in twenty positions off by 0.1).
     """
     gnubg_nn = pytest.importorskip("gnubg_nn")
-    from engine.bearoff import bearoff_probabilities
-    from engine.probability import cubeless_equity
-    from models.gnubg import to_gnubg
-    from models.players import load_analyst
+    from gammon.engine.rules.outcomes import cubeless_equity
+    from gammon.engine.search.bearoff import bearoff_probabilities
+    from gammon.models.gnubg import to_gnubg
+    from gammon.models.players import load_analyst
 
     try:  # tests/ is on sys.path under pytest's default import mode
         import positions as random_positions

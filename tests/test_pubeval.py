@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from positions import bar_entry, bearoff_high_dice, last_checkers_hit, random_play  # tests/ is on sys.path under pytest
 
-from engine.board import mover_counts, opponent_counts, starting_board
-from engine.evaluator import evaluator_policy
-from engine.game import play_games, random_policy
-from engine.movegen import generate
-from models.pubeval import WC, WIN_SCORE, WR, PubevalEvaluator, is_race, pubeval_inputs, pubeval_scores
+from gammon.engine.play.game import play_games, random_policy
+from gammon.engine.rules.board import mover_counts, opponent_counts, starting_board
+from gammon.engine.rules.movegen import generate
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.models.pubeval import WC, WIN_SCORE, WR, PubevalEvaluator, is_race, pubeval_inputs, pubeval_scores
 
 
 def board(mover: dict[int, int], opp: dict[int, int], opp_bar: int = 0) -> np.ndarray:

@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-import benchmarks.race_accuracy as race_accuracy
-from engine.board import RACE, position_class
-from training.distill import DistillConfig, held_out_rows
+import gammon.benchmarks.race_accuracy as race_accuracy
+from gammon.engine.rules.board import RACE, position_class
+from gammon.training.distill import DistillConfig, held_out_rows
 
 try:  # tests/ is on sys.path under pytest's default import mode
     import positions

@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 from test_analysis import PipEvaluator  # tests/ is on sys.path under pytest
 
-import engine.rollout as rollout_module
-from engine.bearoff import WithBearoff
-from engine.board import starting_board
-from engine.rollout import FIRST_ROLLS, SETTLE_TURNS, cubeful_rollout, rollout, rollout_positions
-from engine.variants import VARIANTS
+import gammon.engine.play.rollout as rollout_module
+from gammon.engine.play.rollout import SETTLE_TURNS, cubeful_rollout, rollout, rollout_positions
+from gammon.engine.rules.board import starting_board
+from gammon.engine.rules.dice import ORDERED_ROLLS
+from gammon.engine.rules.variants import VARIANTS
+from gammon.engine.search.bearoff import WithBearoff
 
 
 def test_a_certain_gammon_rolls_out_to_exactly_two_points():
@@ -40,7 +41,7 @@ def test_the_first_roll_is_stratified_over_the_36_rolls(monkeypatch):
     monkeypatch.setattr(rollout_module, "play_games", spy)
     rollout(PipEvaluator(), starting_board(), games=108, seed=0)
     first = np.concatenate(seen)
-    counts = {tuple(r): int(((first[:, 0] == r[0]) & (first[:, 1] == r[1])).sum()) for r in FIRST_ROLLS}
+    counts = {tuple(r): int(((first[:, 0] == r[0]) & (first[:, 1] == r[1])).sum()) for r in ORDERED_ROLLS}
     assert set(counts.values()) == {3}
 
 

@@ -8,8 +8,8 @@ from functools import partial
 import numpy as np
 import pytest
 
-from app.cli import main
-from app.rollouts import in_process, play_block, process_pool, ray_tasks, roll_batch, store_path
+from gammon.app.cli import main
+from gammon.app.rollouts import in_process, play_block, process_pool, ray_tasks, roll_batch, store_path
 
 POSITIONS = ["4HPwATDgc/ABMA", "sGfwATDgc/ABMA", "4HPwBSDgc/ABMA"]  # the opening, then after 8/5 6/5 and 24/14
 LINES = [json.dumps({"id": "a", "position_id": POSITIONS[0]}), "not json",
@@ -153,11 +153,11 @@ def test_a_ray_worker_that_kills_itself_is_retried_and_changes_nothing(tmp_path,
 
 
 def test_training_positions_labelled_as_ray_tasks_get_the_labels_of_one_process(tmp_path, ray):
-    from engine.bearoff import WithBearoff
-    from engine.formats import board_from_position_id
-    from models.network import load_weights
-    from models.players import DEFAULT_MODEL
-    from training.distill import label_chunk, label_positions, model_runner
+    from gammon.engine.records.formats import board_from_position_id
+    from gammon.engine.search.bearoff import WithBearoff
+    from gammon.models.network import load_weights
+    from gammon.models.players import DEFAULT_MODEL
+    from gammon.training.distill import label_chunk, label_positions, model_runner
 
     boards = np.stack([board_from_position_id(p) for p in POSITIONS] * 2)
     here = model_runner(partial(label_chunk, 1), WithBearoff(load_weights(DEFAULT_MODEL)), DEFAULT_MODEL)

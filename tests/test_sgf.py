@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 from test_external import Even  # tests/ is on sys.path under pytest
 
-from engine.board import flip, starting_board
-from engine.cubeful import EvaluatorPlayer
-from engine.game import Rules, play, result_points
-from engine.matchlog import Action, GameLog, MatchFileError, MatchLog, Recorder
-from engine.notation import legal_plays
-from engine.sgf import load_sgf, read_sgf, save_sgf, write_sgf
+from gammon.engine.play.game import Rules, play
+from gammon.engine.play.players import EvaluatorPlayer
+from gammon.engine.records.matchlog import Action, GameLog, MatchFileError, MatchLog, Recorder
+from gammon.engine.records.sgf import load_sgf, read_sgf, save_sgf, write_sgf
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.notation import legal_plays
+from gammon.engine.rules.outcomes import result_points
 
 DATA = Path(__file__).parent / "data" / "sgf"
 FIXTURES = sorted(DATA.glob("*.sgf"))

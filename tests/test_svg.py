@@ -1,4 +1,4 @@
-"""engine.svg: the SVG parses, draws the right checkers, and writes atomically."""
+"""engine.records.svg: the SVG parses, draws the right checkers, and writes atomically."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from engine.board import BoardError, starting_board
-from engine.formats import MatchState, parse_position
-from engine.svg import board_svg, write_board_svg
+from gammon.engine.records.formats import MatchState, parse_position
+from gammon.engine.records.svg import board_svg, write_board_svg
+from gammon.engine.rules.board import BoardError, starting_board
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -216,12 +216,12 @@ def test_write_failure_leaves_no_temp(tmp_path, monkeypatch):
 
 
 def test_a_same_direction_board_counts_the_opponents_pips_along_his_own_track():
-    from engine.variants import FEVGA, ROTATED
+    from gammon.engine.rules.variants import FEVGA, ROTATED
 
     root = parse(board_svg(FEVGA.starting_board(), geometry=ROTATED))
     assert texts(root, "pips", "opponent") == ["O · pips 360"]  # 15 on his own 24-point
     assert texts(root, "pips", "mover") == ["X (on roll) · pips 360"]
-    from engine.svg import MID_Y, _point_place
+    from gammon.engine.records.svg import MID_Y, _point_place
 
     opponent = by_class(root, "checker", "opponent", tag="circle")  # where he stands: the mover's 12-point
     assert len(opponent) == 5 and {float(c.get("cx")) for c in opponent} == {_point_place(12)[0]}

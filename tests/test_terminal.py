@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.terminal import Quit, TerminalGame
-from engine.board import starting_board
-from engine.variants import STANDARD
+from gammon.app.terminal import Quit, TerminalGame
+from gammon.engine.rules.board import starting_board
+from gammon.engine.rules.variants import STANDARD
 
 PROMPTS = ("roll> ", "move> ", "take or pass> ")
 
@@ -21,7 +21,7 @@ class Driver:
     """Talks to ``gammon play`` through pipes: waits for a prompt, answers it."""
 
     def __init__(self, *args: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "app.cli", "play", *args], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "gammon", "play", *args], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=0)
         self.transcript = ""
 
@@ -136,7 +136,7 @@ _GAME = {}
 
 def _game() -> TerminalGame:
     if "game" not in _GAME:
-        from models.players import load_analyst
+        from gammon.models.players import load_analyst
 
         _GAME["game"] = TerminalGame(load_analyst("default"), seed=0, read=lambda: "quit", write=lambda *a, **k: None)
     return _GAME["game"]
@@ -196,7 +196,7 @@ def test_a_declined_resignation_leaves_the_roll_to_play():
 
 
 def test_resigning_every_game_loses_a_match_through_its_crawford_game():
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     game, out = scripted(load_analyst("default"), ["resign"] * 50, seed=0, length=3)
     assert game.record.count("You resign a single; the bot accepts.") == 3
@@ -207,7 +207,7 @@ def test_resigning_every_game_loses_a_match_through_its_crawford_game():
 
 def test_a_hypergammon_game_plays_to_the_end_at_the_prompt():
     """Three checkers a side: the board, the moves and the result follow the variant."""
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     out: list[str] = []
     hinted = [False]

@@ -12,11 +12,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import training.torch_encoding as torch_encoding  # noqa: E402
-from engine.board import flip, position_class  # noqa: E402
-from engine.errors import GammonError  # noqa: E402
-from engine.movegen import generate  # noqa: E402
-from models import encoding  # noqa: E402
+import gammon.training.torch_encoding as torch_encoding
+from gammon.engine.errors import GammonError
+from gammon.engine.rules.board import flip, position_class
+from gammon.engine.rules.movegen import generate
+from gammon.models import encoding
 
 try:  # tests/ is on sys.path under pytest's default import mode
     import positions

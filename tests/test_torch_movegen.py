@@ -1,6 +1,6 @@
 """The torch move generator (training/torch_movegen.py) against the numpy one, on CPU torch.
 
-The same afterstate sets as :func:`engine.movegen.generate`: on the shared 20,000-item
+The same afterstate sets as :func:`engine.rules.movegen.generate`: on the shared 20,000-item
 workload (its recorded hashes and dice used) and on the positions of ``tests/positions.py``
 (random play of standard, nackgammon and hypergammon, and the built corner cases). When
 a GPU is present the device's results must equal the CPU's. The benchmarks' torch paths
@@ -18,13 +18,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import benchmarks.device as device_benchmark  # noqa: E402
-import benchmarks.movegen as movegen_benchmark  # noqa: E402
-import training.torch_movegen as torch_movegen  # noqa: E402
-from benchmarks.movegen import afterstate_hash  # noqa: E402
-from engine.board import BoardError, starting_board  # noqa: E402
-from engine.movegen import generate as numpy_generate  # noqa: E402
-from training.torch_movegen import generate  # noqa: E402
+import gammon.benchmarks.device as device_benchmark
+import gammon.benchmarks.movegen as movegen_benchmark
+import gammon.training.torch_movegen as torch_movegen
+from gammon.benchmarks.movegen import afterstate_hash
+from gammon.engine.rules.board import BoardError, starting_board
+from gammon.engine.rules.movegen import generate as numpy_generate
+from gammon.training.torch_movegen import generate
 
 try:  # tests/ is on sys.path under pytest's default import mode
     import positions
@@ -128,7 +128,7 @@ def test_bad_input_is_rejected_with_a_clear_message():
     negative_bar[25] = -1
     with pytest.raises(BoardError, match="bar counts"):
         generate(negative_bar, torch.tensor([6, 1]))
-    with pytest.raises(BoardError, match="backgammon's board only; use engine.movegen.generate for fevga"):
+    with pytest.raises(BoardError, match="backgammon's board only; use engine.rules.movegen.generate for fevga"):
         generate(board, torch.tensor([6, 1]), variant="fevga")
 
 

@@ -8,16 +8,18 @@ import numpy as np
 import pytest
 import torch
 
-from engine.bearoff import WithBearoff
-from engine.board import RACE, position_class, starting_board
-from engine.errors import GammonError
-from engine.evaluator import evaluator_policy
-from engine.game import duplicate_duel, ranked_in_groups
-from engine.variants import variant_named
-from models.baselines import RandomEvaluator
-from models.network import WeightsError, load_weights
-from models.onesided import OneSidedRace
-from training.distill import (
+from gammon.engine.errors import GammonError
+from gammon.engine.play.duel import duel
+from gammon.engine.play.players import Cubeless
+from gammon.engine.rules.board import RACE, position_class, starting_board
+from gammon.engine.rules.groups import ranked_in_groups
+from gammon.engine.rules.variants import variant_named
+from gammon.engine.search.bearoff import WithBearoff
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.models.baselines import RandomEvaluator
+from gammon.models.network import WeightsError, load_weights
+from gammon.models.onesided import OneSidedRace
+from gammon.training.distill import (
     Collecting,
     DistillConfig,
     build_parser,
@@ -31,8 +33,8 @@ from training.distill import (
     model_runner,
     rival_plays,
 )
-from training.recipe import run_recipe
-from training.train import Config, Trainer, train
+from gammon.training.recipe import run_recipe
+from gammon.training.train import Config, Trainer, train
 
 
 def tiny(**changes) -> Config:
@@ -137,9 +139,9 @@ def test_a_fresh_run_will_not_overwrite_a_run_in_progress(tmp_path):
 
 
 def test_every_game_opens_with_two_different_dice(monkeypatch):
-    import engine.game as game
-    import training.train as train_module
-    from engine.board import starting_board
+    import gammon.engine.play.game as game
+    import gammon.training.train as train_module
+    from gammon.engine.rules.board import starting_board
 
     rolls = []
     real = game.generate
@@ -159,7 +161,7 @@ def test_a_short_training_run_beats_random(tmp_path):
     weights = train(tiny(games=3000, parallel=128, hidden=32, checkpoint_every=3000, eval_games=20), tmp_path / "run",
                     progress=False)
     net = load_weights(weights)
-    stats = duplicate_duel(evaluator_policy(net), evaluator_policy(RandomEvaluator(5)), 400, seed=9)
+    stats = duel(Cubeless(evaluator_policy(net)), Cubeless(evaluator_policy(RandomEvaluator(5))), 400, seed=9)
     assert stats.ci95[0] > 0.3, stats
     assert np.isfinite(stats.ppg)
 

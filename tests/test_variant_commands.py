@@ -8,16 +8,18 @@ import numpy as np
 import pytest
 import torch
 
-from app.cli import main
-from app.terminal import TerminalGame
-from engine.evaluator import evaluator_policy
-from engine.formats import board_from_position_id, position_id
-from engine.game import duplicate_duel, play_games, random_policy
-from engine.notation import legal_plays
-from engine.variants import VARIANTS
-from models import players
-from models.network import build_model, save_weights
-from models.players import load_analyst, load_player
+from gammon.app.cli import main
+from gammon.app.terminal import TerminalGame
+from gammon.engine.play.duel import duel
+from gammon.engine.play.game import Rules, play_games, random_policy
+from gammon.engine.play.players import Cubeless
+from gammon.engine.records.formats import board_from_position_id, position_id
+from gammon.engine.rules.notation import legal_plays
+from gammon.engine.rules.variants import VARIANTS
+from gammon.engine.search.evaluator import evaluator_policy
+from gammon.models import players
+from gammon.models.network import build_model, save_weights
+from gammon.models.players import load_analyst, load_player
 
 GREEK = ("fevga", "moultezim")
 
@@ -120,10 +122,12 @@ def test_a_net_plays_only_the_variant_it_was_trained_for(capsys, nets):
 @pytest.mark.parametrize("variant", GREEK)
 def test_the_heuristic_of_a_greek_variant_beats_random_by_a_wide_margin(variant):
     heuristic = evaluator_policy(load_player("heuristic", variant=variant))
-    stats = duplicate_duel(heuristic, evaluator_policy(load_player("random", 1)), 300, seed=3, variant=variant)
+    random = evaluator_policy(load_player("random", 1))
+    stats = duel(Cubeless(heuristic), Cubeless(random), 300, seed=3, rules=Rules(variant=variant))
     assert stats.ci95[0] > 0.5, stats
     backgammon_heuristic = evaluator_policy(load_player("heuristic"))  # mirrored tracks: no use here
-    assert duplicate_duel(heuristic, backgammon_heuristic, 100, seed=3, variant=variant).ppg > 0.5
+    stats = duel(Cubeless(heuristic), Cubeless(backgammon_heuristic), 100, seed=3, rules=Rules(variant=variant))
+    assert stats.ppg > 0.5
 
 
 def test_pubeval_and_gnubg_are_refused_off_backgammons_board(capsys):

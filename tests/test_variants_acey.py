@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from acey_reference import legal_afterstates  # tests/ is on sys.path under pytest
 
-import engine.movegen as movegen
-from engine.board import checkers_off, pip_counts, render
-from engine.cube import TAKE
-from engine.errors import BoardError
-from engine.formats import (
+import gammon.engine.rules.movegen as movegen
+from gammon.engine.cube.state import TAKE
+from gammon.engine.errors import BoardError
+from gammon.engine.play.game import Rules, play, play_games, random_policy
+from gammon.engine.play.players import Player
+from gammon.engine.records.formats import (
     FormatError,
     MatchState,
     acey_deucey_id,
@@ -21,9 +22,10 @@ from engine.formats import (
     position_id,
     xgid,
 )
-from engine.game import Rules, play, play_games, random_policy, result_points
-from engine.movegen import generate
-from engine.variants import ACEY_DEUCEY, MIRRORED
+from gammon.engine.rules.board import checkers_off, pip_counts, render
+from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.outcomes import result_points
+from gammon.engine.rules.variants import ACEY_DEUCEY, MIRRORED
 
 ACEY = ACEY_DEUCEY
 # 1 position in 400 is checked with the 1-2 instead of its own roll. A 1-2 turn often has over
@@ -278,8 +280,10 @@ def test_full_games_play_legally_with_an_extra_roll_after_each_1_2():
     assert all((legal.of(i) == a).all(axis=1).any() for i, a in enumerate(after))
 
 
-class _Doubler:
+class _Doubler(Player):
     """Doubles half the time it may (at random), takes every double, plays at random."""
+
+    doubling = True
 
     def __init__(self, seed: int):
         self.rng = np.random.default_rng(seed)

@@ -9,17 +9,18 @@ import pytest
 import torch
 from greek_reference import legal_afterstates  # tests/ is on sys.path under pytest
 
-from app.cli import main
-from engine.analysis import cube_efficiency
-from engine.board import pip_counts, starting_board
-from engine.cube import Cube
-from engine.errors import BoardError
-from engine.formats import position_id
-from engine.game import Rules, play_games, random_policy, result_points
-from engine.match import cube_decision
-from engine.movegen import generate
-from engine.variants import FEVGA, MIRRORED, MOULTEZIM, ROTATED, VARIANTS
-from models.network import build_model, save_weights
+from gammon.app.cli import main
+from gammon.engine.cube.decisions import cube_decision
+from gammon.engine.cube.money import cube_efficiency
+from gammon.engine.cube.state import Cube
+from gammon.engine.errors import BoardError
+from gammon.engine.play.game import Rules, play_games, random_policy
+from gammon.engine.records.formats import position_id
+from gammon.engine.rules.board import pip_counts, starting_board
+from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.outcomes import result_points
+from gammon.engine.rules.variants import FEVGA, MIRRORED, MOULTEZIM, ROTATED, VARIANTS
+from gammon.models.network import build_model, save_weights
 
 GREEK = ("fevga", "moultezim")
 

@@ -14,13 +14,13 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient  # noqa: E402 (only once fastapi is known to be there)
 
-from app.arguments import VARIANT_CHOICES  # noqa: E402
-from app.cli import main  # noqa: E402
-from app.web import api  # noqa: E402
-from app.web.games import GameTable, NoSuchGame  # noqa: E402
-from engine.formats import parse_position  # noqa: E402
-from models import players  # noqa: E402
-from models.network import build_model, save_weights  # noqa: E402
+from gammon.app.cli import main
+from gammon.app.web import api
+from gammon.app.web.games import GameTable, NoSuchGame
+from gammon.engine.records.formats import parse_position
+from gammon.models import players
+from gammon.models.network import build_model, save_weights
+from gammon.options import VARIANT_CHOICES
 
 DATA = Path(__file__).parent / "data"
 OPENING = "4HPwATDgc/ABMA:cAkAAAAAAAAE"  # money, centered cube, no dice
@@ -217,7 +217,7 @@ def test_an_unknown_game_is_a_404_and_an_endless_command_a_422(client):
 
 
 def test_the_table_ends_the_game_idle_longest_past_its_limit():
-    from models.players import load_analyst
+    from gammon.models.players import load_analyst
 
     table = GameTable(limit=2)
     bot = load_analyst("default")

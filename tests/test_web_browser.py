@@ -16,8 +16,8 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-from app.web import listening_socket  # noqa: E402 (only once the web extra is known to be there)
-from app.web.api import create_app  # noqa: E402
+from gammon.app.web import listening_socket  # noqa: E402 (only once the web extra is known to be there)
+from gammon.app.web.api import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -1,17 +1,17 @@
-"""Cubeless rollouts on the device: engine.rollout.rollout's games, choices and estimates in torch.
+"""Cubeless rollouts on the device: engine.play.rollout.rollout's games, choices and estimates in torch.
 
 :func:`rollout` plays a position out ``games`` times with the net moving for both sides,
-as :func:`engine.rollout.rollout` does on the host, every game of a chunk side by side on
+as :func:`engine.play.rollout.rollout` does on the host, every game of a chunk side by side on
 one torch device (CPU or CUDA): the first roll stratified (game ``i`` starts with the
 ``i mod 36``-th of the 36 ordered rolls), the later dice from a seeded torch generator,
 every move the afterstate of the best cubeless equity for the mover at 0-ply (the first
-on ties), finished games scored by engine.game.result_points' rules, truncated games
+on ties), finished games scored by engine.rules.outcomes.result_points' rules, truncated games
 (``truncate`` turns) scored by the evaluator. Only each chunk's per-game probabilities
-come back to the host; the summary is engine.rollout's.
+come back to the host; the summary is engine.play.rollout's.
 
 The evaluator is :class:`DeviceAnalyst`: a net (:class:`models.network.ClassNets`) with
-the exact bear-off databases, as engine.bearoff.WithBearoff wraps a NetEvaluator for the
-analysis commands: :func:`bearoff_probabilities` is engine.bearoff's in torch, the tables
+the exact bear-off databases, as engine.search.bearoff.WithBearoff wraps a NetEvaluator for the
+analysis commands: :func:`bearoff_probabilities` is engine.search.bearoff's in torch, the tables
 moved to the device once. Its choices equal the host's but where two afterstates' equities
 differ by float rounding (``tests/test_device_rollout.py``); the dice differ from the host's
 (another generator), so the same seed gives a different sample of the same rollout.
@@ -28,28 +28,30 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from engine.bearoff import POINTS, Databases, WithBearoff
-from engine.board import MAX_CHECKERS
-from engine.errors import GammonError
-from engine.probability import cubeless_equity
-from engine.rollout import FIRST_ROLLS, RolloutResult
-from engine.variants import Variant
-from models.network import ClassNets, NetEvaluator
-from training.device_selfplay import best_in_groups, model_logits, result_points
-from training.torch_encoding import flip
-from training.torch_movegen import generate, plays_backgammon_board
+from gammon.engine.errors import GammonError
+from gammon.engine.play.rollout import RolloutResult
+from gammon.engine.play.stats import interval95, mean_and_error
+from gammon.engine.rules.board import MAX_CHECKERS
+from gammon.engine.rules.dice import ORDERED_ROLLS
+from gammon.engine.rules.outcomes import cubeless_equity
+from gammon.engine.rules.variants import Variant
+from gammon.engine.search.bearoff import POINTS, Databases, WithBearoff
+from gammon.models.network import ClassNets, NetEvaluator
+from gammon.training.device_selfplay import best_in_groups, model_logits, result_points
+from gammon.training.torch_encoding import flip
+from gammon.training.torch_movegen import generate, plays_backgammon_board
 
 CHUNK = 36 * 1024  # games side by side in one batch
 
 
 def _survival(dist: torch.Tensor) -> torch.Tensor:
-    """``out[:, n] = P(count >= n)`` for distributions over 0..MAX_ROLLS-1 (engine.bearoff._survival)."""
+    """``out[:, n] = P(count >= n)`` for distributions over 0..MAX_ROLLS-1 (engine.search.bearoff._survival)."""
     return dist.flip(1).cumsum(1).flip(1)
 
 
 @dataclass(frozen=True)
 class BearoffTables:
-    """engine.bearoff's databases on one device, with the survival functions its evaluation reads."""
+    """engine.search.bearoff's databases on one device, with the survival functions its evaluation reads."""
 
     max_checkers: int  # of the one-sided database
     rolls: torch.Tensor  # (n, 32) float64: P(all off in exactly k rolls), k = 0..31
@@ -74,14 +76,14 @@ class BearoffTables:
                    torch.tensor(binomials, device=device))
 
     def index(self, counts: torch.Tensor) -> torch.Tensor:
-        """engine.bearoff.position_index: the database row of (N, 6) home-board counts."""
+        """engine.search.bearoff.position_index: the database row of (N, 6) home-board counts."""
         prefix = counts.cumsum(1)
         j = torch.arange(1, POINTS + 1, device=counts.device)
         return self.binomials[prefix + j - 1, j].sum(1)
 
 
 def bearoff_probabilities(boards: torch.Tensor, checkers: int, tables: BearoffTables):
-    """engine.bearoff.bearoff_probabilities on backgammon's board: ``(probs (N, 5) float64, applies (N,) bool)``.
+    """engine.search.bearoff.bearoff_probabilities on backgammon's board: ``(probs (N, 5) float64, applies (N,) bool)``.
 
     A position applies when both sides have checkers left, all in their own home board,
     and no more than the one-sided database holds. P(win) is the one-sided estimate (I
@@ -111,24 +113,25 @@ def bearoff_probabilities(boards: torch.Tensor, checkers: int, tables: BearoffTa
 
 
 def cumulative_probs(results: torch.Tensor) -> torch.Tensor:
-    """engine.probability.cumulative_probs: (N, 6) exclusive results -> (N, 5) gnubg probabilities."""
+    """engine.rules.outcomes.cumulative_probs: (N, 6) exclusive results -> (N, 5) gnubg probabilities."""
     w1, w2, w3, _, l2, l3 = results.unbind(1)
     return torch.stack([w1 + w2 + w3, w2 + w3, w3, l2 + l3, l3], dim=1)
 
 
 def swap_sides(probs: torch.Tensor) -> torch.Tensor:
-    """engine.probability.swap_sides: the same (N, 5) probabilities seen by the other player."""
+    """engine.rules.outcomes.swap_sides: the same (N, 5) probabilities seen by the other player."""
     win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = probs.unbind(1)
     return torch.stack([1 - win, lose_gammon, lose_backgammon, win_gammon, win_backgammon], dim=1)
 
 
 def equity(probs: torch.Tensor) -> torch.Tensor:
-    """engine.probability.cubeless_equity: money equity of (N, 5) probabilities for their owner."""
+    """engine.rules.outcomes.cubeless_equity: money equity of (N, 5) probabilities for their owner."""
     return 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
 
 
 class DeviceAnalyst:
-    """A net and the exact bear-off databases on one device: engine.bearoff.WithBearoff(NetEvaluator) in torch."""
+    """A net and the exact bear-off databases on one device: engine.search.bearoff.WithBearoff(NetEvaluator)
+    in torch."""
 
     def __init__(self, model: ClassNets, variant: Variant, databases: Databases | None, device: torch.device):
         if not (plays_backgammon_board(variant) and variant.backgammons):
@@ -159,7 +162,7 @@ class DeviceAnalyst:
         return torch.where(applies[:, None], exact, probs)
 
     def afterstate_equity(self, boards: torch.Tensor) -> torch.Tensor:
-        """engine.evaluator.afterstate_equity: the mover's cubeless equity of each afterstate, float64 (a
+        """engine.search.evaluator.afterstate_equity: the mover's cubeless equity of each afterstate, float64 (a
         finished game exactly its points; the rest the opponent's view on roll, negated)."""
         points = result_points(boards, self.variant.checkers, self.variant.backgammons)
         return torch.where(points > 0, points.to(torch.float64), -equity(self.probabilities(flip(boards))))
@@ -170,7 +173,7 @@ def play_out(analyst: DeviceAnalyst, starts: torch.Tensor, first_dice: torch.Ten
     """Play every game from ``starts`` (player 0 on roll, rolling ``first_dice``) to its end, or ``truncate`` turns.
 
     Returns (probs (G, 5) float64 for player 0: a finished game's result, a truncated game
-    the evaluator's estimate, as engine.rollout does; truncated (G,) bool). Each ply moves
+    the evaluator's estimate, as engine.play.rollout does; truncated (G,) bool). Each ply moves
     only the games still going (their rows gathered: one host sync a ply for the count).
     """
     games = len(starts)
@@ -193,7 +196,7 @@ def play_out(analyst: DeviceAnalyst, starts: torch.Tensor, first_dice: torch.Ten
         going = going[won == 0]
         turns += 1
     decided = torch.stack([points > 0, points >= 2, points >= 3, points <= -2, points <= -3], dim=1)
-    probs = decided.to(torch.float64)  # engine.probability.outcome_probs
+    probs = decided.to(torch.float64)  # engine.rules.outcomes.outcome_probs
     truncated = points == 0
     if len(going):
         estimate = analyst.probabilities(boards[going])  # the player on roll's; player 0's when it is on roll
@@ -203,7 +206,7 @@ def play_out(analyst: DeviceAnalyst, starts: torch.Tensor, first_dice: torch.Ten
 
 def rollout(analyst: DeviceAnalyst, board: np.ndarray, games: int = 1296, seed: int = 0, truncate: int | None = None,
             progress: Callable[[int], None] | None = None, chunk: int = CHUNK) -> RolloutResult:
-    """engine.rollout.rollout on the device: ``board`` (player on roll) rolled out ``games`` times.
+    """engine.play.rollout.rollout on the device: ``board`` (player on roll) rolled out ``games`` times.
 
     Games run ``chunk`` at a time side by side; the dice come from one torch generator
     seeded with ``seed`` (same seed and device, same result); ``progress(n)`` is told of
@@ -218,7 +221,7 @@ def rollout(analyst: DeviceAnalyst, board: np.ndarray, games: int = 1296, seed: 
     dice_rng = torch.Generator(device=device)
     dice_rng.manual_seed(seed)
     start = torch.as_tensor(np.asarray(board), device=device).to(torch.int8)
-    rolls = torch.from_numpy(FIRST_ROLLS).to(device)
+    rolls = torch.from_numpy(ORDERED_ROLLS).to(device)
     per_game, truncated = [], 0
     for first in range(0, games, chunk):
         n = min(chunk, games - first)
@@ -229,7 +232,6 @@ def rollout(analyst: DeviceAnalyst, board: np.ndarray, games: int = 1296, seed: 
         if progress:
             progress(n)
     probs = np.concatenate(per_game)
-    values = cubeless_equity(probs)
-    mean, std_error = float(values.mean()), float(values.std(ddof=1) / np.sqrt(games))
-    return RolloutResult(games, probs.mean(axis=0), mean, std_error, (mean - 1.96 * std_error, mean + 1.96 * std_error),
+    mean, std_error = mean_and_error(cubeless_equity(probs))
+    return RolloutResult(games, probs.mean(axis=0), mean, std_error, interval95(mean, std_error),
                          truncated, time.perf_counter() - started)

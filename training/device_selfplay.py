@@ -1,14 +1,14 @@
-"""Self-play that stays on the device: engine.game.play's money game step and the trainer's choice, in torch.
+"""Self-play that stays on the device: engine.play.game.play's money game step and the trainer's choice, in torch.
 
 :class:`DeviceGames` holds N games of cubeless money self-play as tensors on one torch
 device (CPU or CUDA) and advances all of them one ply at a time, as
-:func:`engine.game.play` does for the trainer on the host:
+:func:`engine.play.game.play` does for the trainer on the host:
 
 1. **dice** from a seeded ``torch.Generator`` on the device; a game's first roll is its
    opening roll (docs/rules.md): one die per player, never a double (uniform over the 30
    ordered pairs of different dice, which is what re-rolling ties gives), player 0 holds
    die 0 and the higher die moves first, playing both dice;
-2. **move generation** with :mod:`training.torch_movegen` (engine.movegen's afterstates);
+2. **move generation** with :mod:`training.torch_movegen` (engine.rules.movegen's afterstates);
 3. **choice** by the player's ``policy(afterstates) -> flat indices``; the trainer's is
    :func:`greedy_choice`, training/train.py's ``policy`` in torch: every afterstate's
    result distribution for the side that moved (a finished game its exact result, by
@@ -25,8 +25,8 @@ No board leaves the device. What crosses to the host is scalars: the count of ga
 finished each ply (it decides when :meth:`DeviceGames.play` stops), and the sizes the
 move generator and the nets' routing need to shape their tensors.
 
-The rules of a finished game are engine.game.result_points' and
-engine.probability.outcome_probs' (``tests/test_device_selfplay.py`` checks them against
+The rules of a finished game are engine.rules.outcomes.result_points' and
+engine.rules.outcomes.outcome_probs' (``tests/test_device_selfplay.py`` checks them against
 numpy). Only backgammon's board is played (standard, nackgammon, hypergammon): the
 variants the torch move generator plays, all of them with backgammons.
 """
@@ -39,19 +39,18 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from engine.board import CLASS_NAMES, CONTACT, CRASHED
-from engine.errors import GammonError
-from engine.variants import Variant
-from models.network import ClassNets
-from models.onesided import OneSidedRace
-from training.torch_encoding import encoder, flip, position_class
-from training.torch_movegen import TorchAfterstates, generate, plays_backgammon_board
+from gammon.engine.errors import GammonError
+from gammon.engine.rules.board import CLASS_NAMES, CONTACT, CRASHED
+from gammon.engine.rules.dice import ORDERED_OPENING_ROLLS
+from gammon.engine.rules.outcomes import RESULT_POINTS
+from gammon.engine.rules.variants import Variant
+from gammon.models.network import ClassNets
+from gammon.models.onesided import OneSidedRace
+from gammon.training.torch_encoding import encoder, flip, position_class
+from gammon.training.torch_movegen import TorchAfterstates, generate, plays_backgammon_board
 
-# The opening roll: one die per player, re-rolled while equal, so every ordered pair of different dice.
-OPENING_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7) if a != b]
-# The six exclusive results (engine.probability): win 1, 2, 3 points, lose 1, 2, 3; their points, and
-# where each goes when the sides swap (my win 1 is their lose 1).
-RESULT_POINTS = (1.0, 2.0, 3.0, -1.0, -2.0, -3.0)
+# Where each of the six exclusive results (engine.rules.outcomes) goes when the sides swap: my win 1 is
+# their lose 1, and so on.
 SWAPPED_RESULTS = (3, 4, 5, 0, 1, 2)
 
 
@@ -61,7 +60,8 @@ def _where(flags: torch.Tensor) -> torch.Tensor:
 
 
 def result_points(boards: torch.Tensor, checkers: int, backgammons: bool = True) -> torch.Tensor:
-    """engine.game.result_points on backgammon's board: points won by the mover of each afterstate, (M,) int64.
+    """engine.rules.outcomes.result_points on backgammon's board: points won by the mover of each afterstate,
+    (M,) int64.
 
     0 while the mover has a checker on the board or the bar; else 1 when the loser has
     borne off a checker, 3 (a backgammon, where the variant has them) when the loser has
@@ -76,7 +76,7 @@ def result_points(boards: torch.Tensor, checkers: int, backgammons: bool = True)
 
 
 def outcome_results(points: torch.Tensor) -> torch.Tensor:
-    """(M, 6) float32 exclusive results of decided games (engine.probability.outcome_probs, then
+    """(M, 6) float32 exclusive results of decided games (engine.rules.outcomes.outcome_probs, then
     exclusive_results): ``points`` won (1, 2, 3) or lost (-1, -2, -3), one result each, certain."""
     column = torch.where(points > 0, points - 1, 2 - points)
     return torch.nn.functional.one_hot(column, 6).to(torch.float32)
@@ -122,7 +122,8 @@ def afterstate_results(model: ClassNets, boards: torch.Tensor, variant: Variant)
 
 
 def best_in_groups(values: torch.Tensor, afterstates: TorchAfterstates) -> torch.Tensor:
-    """engine.game.best_in_groups: flat index of each input's afterstate of largest value (the first on ties)."""
+    """engine.rules.groups.best_in_groups: flat index of each input's afterstate of largest value (the first on
+    ties)."""
     n, parent = len(afterstates.offsets) - 1, afterstates.parent
     best = torch.full((n,), -torch.inf, dtype=values.dtype, device=values.device)
     best = best.scatter_reduce(0, parent, values, reduce="amax")
@@ -139,7 +140,7 @@ def greedy_choice(model: ClassNets, afterstates: TorchAfterstates,
     ``policy``; its distribution is the TD(0) target of the position moved from.
     """
     results = afterstate_results(model, afterstates.boards, variant)
-    points = torch.tensor(RESULT_POINTS, device=results.device)
+    points = torch.tensor(RESULT_POINTS, dtype=results.dtype, device=results.device)
     choice = best_in_groups(results @ points, afterstates)
     return choice, results[choice]
 
@@ -175,7 +176,7 @@ class DeviceGames:
         self.on_roll = torch.zeros(parallel, dtype=torch.int8, device=device)
         self.dice_rng = torch.Generator(device=device)
         self.dice_rng.manual_seed(seed)
-        self.openings = torch.tensor(OPENING_ROLLS, dtype=torch.int8, device=device)
+        self.openings = torch.tensor(ORDERED_OPENING_ROLLS, dtype=torch.int8, device=device)
 
     @property
     def device(self) -> torch.device:
@@ -197,7 +198,7 @@ class DeviceGames:
 
     def ply(self, player, watch: Callable[[Ply], None] | None = None) -> torch.Tensor:
         """Every game moves once (``player.policy`` chooses, ``player.learn`` sees the move); returns the
-        points the mover won in each game, 0 where it goes on (as engine.game.result_points).
+        points the mover won in each game, 0 where it goes on (as engine.rules.outcomes.result_points).
 
         ``watch`` (for checks and logging) hears of the whole :class:`Ply`.
         """
@@ -220,7 +221,7 @@ class DeviceGames:
     def play(self, player, until_games: int, progress: Callable[[int], None] | None = None) -> int:
         """Play plies until at least ``until_games`` games have finished; returns how many did.
 
-        The games in progress carry over from call to call, as engine.game.play's
+        The games in progress carry over from call to call, as engine.play.game.play's
         ``until_games`` slots do; ``progress(k)`` hears of every k games finished.
         """
         finished = 0

@@ -1,6 +1,6 @@
 """Improve a model on targets from its own search: one supervised generation. Read it top to bottom.
 
-    python -m training.distill --model runs/strong/td/model.pt --out runs/strong/gen1
+    python -m gammon.training.distill --model runs/strong/td/model.pt --out runs/strong/gen1
 
 A generation has three steps, each saved as it finishes so that a killed run resumes
 where it stopped (``--resume`` is implied: finished steps are never redone):
@@ -14,9 +14,9 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    in order: the positions are the same on one process, ``--workers K`` or ``--ray``.
 2. **Labels** (``labels.npy``): each position's distribution over the six results for
    the player on roll, from the model's own ``plies``-deep search
-   (:func:`engine.analysis.position_probs`), bear-offs answered by the exact databases;
+   (:func:`engine.search.analysis.position_probs`), bear-offs answered by the exact databases;
    or, with ``--rollouts N``, from N rollout games of the model's 0-ply play
-   (:func:`engine.rollout.rollout_positions`, each game stopping at a bear-off the
+   (:func:`engine.play.rollout.rollout_positions`, each game stopping at a bear-off the
    databases hold): slower per position and noisy, but free of the net's own bias.
    Labelling runs in chunks (on this process, ``--workers K`` or ``--ray``, with the
    same labels); finished chunks are kept in ``labels.partial.npz``.
@@ -51,18 +51,20 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from engine.analysis import position_probs
-from engine.bearoff import WithBearoff
-from engine.board import CLASS_NAMES, flip, position_class
-from engine.errors import GammonError
-from engine.evaluator import afterstate_scores
-from engine.files import atomic_write
-from engine.game import play_games, random_policy, ranked_in_groups, result_points
-from engine.probability import exclusive_results
-from engine.rollout import rollout_positions
-from models.network import TDNet, evaluator_from_payload, load_payload, save_weights
-from training.runners import Runner, in_process, process_pool, ray_tasks
-from training.train import append_log
+from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_write
+from gammon.engine.play.game import play_games, random_policy
+from gammon.engine.play.rollout import rollout_positions
+from gammon.engine.rules.board import CLASS_NAMES, flip, position_class
+from gammon.engine.rules.groups import ranked_in_groups
+from gammon.engine.rules.outcomes import exclusive_results, result_points
+from gammon.engine.search.analysis import position_probs
+from gammon.engine.search.bearoff import WithBearoff
+from gammon.engine.search.evaluator import afterstate_scores
+from gammon.models.network import TDNet, evaluator_from_payload, load_payload, save_weights
+from gammon.options import config_from, config_options, model_option, worker_options
+from gammon.training.runlog import append_log
+from gammon.training.runners import Runner, in_process, process_pool, ray_tasks
 
 
 @dataclass
@@ -451,7 +453,7 @@ def fitted_nets(model, nets: str) -> list[str]:
     one_sided = [name for name in names if not isinstance(model.nets[name], TDNet)]
     if one_sided:
         raise GammonError(f"--nets {nets!r}: the {', '.join(one_sided)} net is one-sided; "
-                          "python -m training.onesided trains it, not a distillation")
+                          "python -m gammon.training.onesided trains it, not a distillation")
     return names
 
 
@@ -571,32 +573,19 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m training.distill", description=__doc__.split("\n")[0])
-    for name, value in asdict(DistillConfig()).items():
-        flag = f"--{name.replace('_', '-')}"
-        if isinstance(value, bool):  # --relabel / --no-relabel: type=bool would read "False" as true
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=value)
-        else:
-            parser.add_argument(flag, type=type(value), default=value, help=f"(default {value})")
-    parser.add_argument("--model", type=Path, required=True, help="weights to start from (and to label with)")
+    parser = argparse.ArgumentParser(prog="python -m gammon.training.distill", description=__doc__.split("\n")[0])
+    config_options(parser, DistillConfig)
+    model_option(parser, required=True, help="weights to start from (and to label with)")
     parser.add_argument("--out", type=Path, required=True, help="generation folder")
-    add_worker_options(parser)
+    worker_options(parser, "labelling positions")
     parser.add_argument("--no-progress", action="store_true")
     return parser
 
 
-def add_worker_options(parser: argparse.ArgumentParser) -> None:
-    """``--workers`` and ``--ray``: where the labelling runs (the results are the same)."""
-    parser.add_argument("--workers", type=int, default=1, help="label positions on K processes (default 1: this one)")
-    parser.add_argument("--ray", metavar="auto|ADDRESS", help="label positions as Ray tasks: auto (this machine's Ray "
-                        "or a new local one) or a cluster's address; needs pip install -e '.[distributed]'")
-
-
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    config = DistillConfig(**{k: getattr(args, k) for k in asdict(DistillConfig())})
-    weights = generation(args.model, args.out, config, progress=not args.no_progress, workers=args.workers,
-                         ray=args.ray)
+    weights = generation(Path(args.model), args.out, config_from(args, DistillConfig), progress=not args.no_progress,
+                         workers=args.workers or 1, ray=args.ray)
     print(f"weights: {weights}\nlog: {args.out / 'log.jsonl'}")
     return 0
 

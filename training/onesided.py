@@ -1,6 +1,6 @@
 """Train the one-sided race net (:mod:`models.onesided`) by dynamic programming, from the bear-off database out.
 
-    python -m training.onesided --model models/default.pt --out runs/race --workers 2
+    python -m gammon.training.onesided --model models/default.pt --out runs/race --workers 2
 
 1. **Positions.** The model plays ``positions`` self-play positions (as a distillation
    generation collects them); each side of each race among them is one position of the
@@ -39,15 +39,16 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from engine.analysis import ROLLS
-from engine.bearoff import POINTS, WithBearoff, one_more_roll
-from engine.board import BOARD_SIZE, RACE, mover_counts, opponent_counts, position_class
-from engine.files import atomic_write
-from engine.game import best_in_groups
-from engine.movegen import generate
-from models.network import evaluator_from_payload, load_payload, save_weights
-from models.onesided import HEADS, OPPONENT_HOME, OneSidedRace, one_sided_inputs
-from training.distill import (
+from gammon.engine.files import atomic_write
+from gammon.engine.rules.board import BOARD_SIZE, RACE, mover_counts, opponent_counts, position_class
+from gammon.engine.rules.dice import ROLLS
+from gammon.engine.rules.groups import best_in_groups
+from gammon.engine.rules.movegen import generate
+from gammon.engine.search.bearoff import POINTS, WithBearoff, one_more_roll
+from gammon.models.network import evaluator_from_payload, load_payload, save_weights
+from gammon.models.onesided import HEADS, OPPONENT_HOME, OneSidedRace, one_sided_inputs
+from gammon.options import config_from, config_options, model_option, worker_options
+from gammon.training.distill import (
     Collecting,
     DistillConfig,
     collect_batch,
@@ -56,8 +57,8 @@ from training.distill import (
     save_array,
     start_stage,
 )
-from training.distill import held_out_rows as held_out_by_hash
-from training.train import append_log, read_log
+from gammon.training.distill import held_out_rows as held_out_by_hash
+from gammon.training.runlog import append_log, read_log
 
 
 @dataclass
@@ -240,25 +241,24 @@ def train_one_sided(model_path: Path, out: Path, config: OneSidedConfig, progres
 
     model = base.net
     model.nets["race"] = net
-    save_weights(weights, model, **{**base.meta, "race": {"trainer": "training.onesided", **asdict(config)}})
+    save_weights(weights, model, **{**base.meta, "race": {"trainer": "gammon.training.onesided", **asdict(config)}})
     return weights
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m training.onesided", description=__doc__.split("\n")[0])
-    for name, value in asdict(OneSidedConfig()).items():
-        parser.add_argument(f"--{name}", type=type(value), default=value, help=f"(default {value})")
-    parser.add_argument("--model", type=Path, required=True, help="the model whose race net is replaced")
+    parser = argparse.ArgumentParser(prog="python -m gammon.training.onesided", description=__doc__.split("\n")[0])
+    config_options(parser, OneSidedConfig)
+    model_option(parser, required=True, help="the model whose race net is replaced")
     parser.add_argument("--out", type=Path, required=True, help="run folder (resumed if it exists)")
-    parser.add_argument("--workers", type=int, default=1, help="collect self-play on K processes (default 1)")
+    worker_options(parser, "collecting self-play", ray=False)
     parser.add_argument("--no-progress", action="store_true")
     return parser
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    config = OneSidedConfig(**{k: getattr(args, k) for k in asdict(OneSidedConfig())})
-    print(train_one_sided(args.model, args.out, config, progress=not args.no_progress, workers=args.workers))
+    print(train_one_sided(Path(args.model), args.out, config_from(args, OneSidedConfig), progress=not args.no_progress,
+                          workers=args.workers or 1))
     return 0
 
 

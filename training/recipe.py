@@ -26,12 +26,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from engine.errors import GammonError
-from engine.files import atomic_write
-from models.network import load_weights
-from training.distill import DistillConfig, generation
-from training.onesided import OneSidedConfig, train_one_sided
-from training.train import Config, append_log, evaluate_vs_baseline, read_log, train
+from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_write
+from gammon.models.network import load_weights
+from gammon.training.curve import write_curve
+from gammon.training.distill import DistillConfig, generation
+from gammon.training.onesided import OneSidedConfig, train_one_sided
+from gammon.training.runlog import append_log, read_log
+from gammon.training.train import Config, evaluate_vs_baseline, train
 
 
 @dataclass
@@ -132,7 +134,5 @@ def run_recipe(name: str, out: Path, progress: bool = True, workers: int = 1, ra
                              "eval": result})
     final = weights.read_bytes()
     atomic_write(out / "model.pt", lambda f: f.write(final))
-    from training.curve import write_curve
-
     write_curve(log, out / "curve.svg", x_key="stage_index", x_label="stage (0 = TD self-play, then each generation)")
     return out / "model.pt"

@@ -22,7 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from engine.errors import GammonError
+from gammon.engine.errors import GammonError
 
 MAX_RETRIES = 3  # times an item is run again after its worker process died
 INSTALL_RAY = "--ray needs Ray, the optional extra: pip install -e '.[distributed]'"

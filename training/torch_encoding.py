@@ -5,7 +5,7 @@ this module computes the same float32 rows from a tensor of boards where the boa
 are (CPU or CUDA), so that a self-play ply can stay on the device. Every function states
 the numpy function it follows; ``tests/test_torch_encoding.py`` checks them against numpy
 (allclose) on positions of every family of ``tests/positions.py``. Boards are in the layout
-of :mod:`engine.board` on backgammon's board (mirrored tracks), the player on roll positive.
+of :mod:`engine.rules.board` on backgammon's board (mirrored tracks), the player on roll positive.
 
 No Python loop runs over positions; the loops left are over the 21 rolls' shapes (dice
 pairs, doubles) folded into tensor dimensions, and over the four steps of a double.
@@ -18,10 +18,11 @@ from functools import cache, cached_property
 
 import torch
 
-from engine.board import CONTACT, CRASHED, MAX_CHECKERS, RACE
-from engine.errors import GammonError
-from models.encoding import ENCODINGS as numpy_encodings
-from models.features import ROLLS, escape_table
+from gammon.engine.errors import GammonError
+from gammon.engine.rules.board import CONTACT, CRASHED, MAX_CHECKERS, RACE
+from gammon.engine.rules.dice import ROLLS
+from gammon.models.encoding import ENCODINGS as numpy_encodings
+from gammon.models.features import escape_table
 
 _REVERSE12 = [int(f"{m:012b}"[::-1], 2) for m in range(4096)]  # bit j -> bit 11 - j
 _CROSSINGS = [0] * 6 + [1] * 6 + [2] * 6 + [3] * 6 + [4]  # points 1..24 by quadrant, then the bar
@@ -43,8 +44,8 @@ class _Tables:
 
 @cache
 def _tables(device: torch.device) -> _Tables:
-    doubles = [a for a, b in ROLLS if a == b]
-    singles = [(a, b) for a, b in ROLLS if a != b]
+    doubles = [a for a, b in ROLLS.tolist() if a == b]
+    singles = [(a, b) for a, b in ROLLS.tolist() if a != b]
     return _Tables(
         escapes=torch.tensor(escape_table(), dtype=torch.float32, device=device),
         reverse12=torch.tensor(_REVERSE12, dtype=torch.int64, device=device),
@@ -58,7 +59,7 @@ def _tables(device: torch.device) -> _Tables:
 
 
 def flip(boards: torch.Tensor) -> torch.Tensor:
-    """engine.board.flip: the same position seen from the other side (mirrored tracks)."""
+    """engine.rules.board.flip: the same position seen from the other side (mirrored tracks)."""
     flipped = boards.flip(1)  # the bars swap sides, point p becomes 25 - p
     return torch.cat([flipped[:, :1], -flipped[:, 1:25], flipped[:, 25:]], dim=1)
 
@@ -239,7 +240,7 @@ def race_features(boards: torch.Tensor) -> torch.Tensor:
 
 
 def _own_counts(boards: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """engine.board.mover_counts and opponent_counts: (N, 25) each in its own numbering, bar last."""
+    """engine.rules.board.mover_counts and opponent_counts: (N, 25) each in its own numbering, bar last."""
     b = boards.to(torch.int64)
     mine = b[:, 1:26].clamp(min=0)
     theirs = torch.cat([(-b[:, 1:25]).clamp(min=0).flip(1), b[:, :1]], dim=1)  # its point q is our 25 - q
@@ -275,7 +276,7 @@ def tesauro198_enter(boards: torch.Tensor) -> torch.Tensor:
 
 
 def _back_checkers(mine: torch.Tensor, theirs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """engine.board.back_checkers: each side's rearmost occupied point in its own numbering (bar 25, 0 none)."""
+    """engine.rules.board.back_checkers: each side's rearmost occupied point in its own numbering (bar 25, 0 none)."""
     spots = torch.arange(1, 26, device=mine.device)
     return torch.where(mine > 0, spots, 0).max(1).values, torch.where(theirs > 0, spots, 0).max(1).values
 
@@ -320,7 +321,8 @@ def encoder(name: str):
 
 
 def _crashed(counts: torch.Tensor) -> torch.Tensor:
-    """engine.board._crashed: at most six checkers left in play once the dead ones (1- and 2-points) are set aside."""
+    """engine.rules.board._crashed: at most six checkers left in play once the dead ones (1- and 2-points) are
+    set aside."""
     total = counts.sum(1)
     ace, deuce = counts[:, 0], counts[:, 1]
     piled_ace = ace > 1
@@ -330,7 +332,7 @@ def _crashed(counts: torch.Tensor) -> torch.Tensor:
 
 
 def position_class(boards: torch.Tensor) -> torch.Tensor:
-    """engine.board.position_class: CONTACT, CRASHED or RACE for each board (the nets' routing)."""
+    """engine.rules.board.position_class: CONTACT, CRASHED or RACE for each board (the nets' routing)."""
     mine, theirs = _own_counts(boards)
     my_back, their_back = _back_checkers(mine, theirs)
     crashed = _crashed(mine) | _crashed(theirs)

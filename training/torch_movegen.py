@@ -1,6 +1,6 @@
-"""Legal-move generation in torch: the afterstates of :func:`engine.movegen.generate`, on any device.
+"""Legal-move generation in torch: the afterstates of :func:`engine.rules.movegen.generate`, on any device.
 
-The same algorithm as :mod:`engine.movegen`, step for step, written for torch so that it
+The same algorithm as :mod:`engine.rules.movegen`, step for step, written for torch so that it
 runs where the trainer's tensors live (CPU or CUDA) with no host round trip. It is a
 second copy kept beside the trainer, not a shared array-namespace version: the numpy core
 owes its speed to ``packbits``, unsigned 64-bit arithmetic and row views that torch lacks
@@ -12,7 +12,7 @@ One call works on a whole batch, with no Python loop over positions; the only lo
 over the (at most four) steps of a play and the rounds of the hash table. Each partial
 play is a 32-byte row:
 
-1. bytes 0..25 the board (layout of :mod:`engine.board`), 26..29 the source point of each
+1. bytes 0..25 the board (layout of :mod:`engine.rules.board`), 26..29 the source point of each
    step played so far, 30 and 31 the dice in the order they are played (doubles repeat);
 2. the legal sources for a die are bit masks, one int64 word per row: ``occupied & (open
    << die)`` for ordinary moves, then the bar rule and the bear-off rules;
@@ -22,7 +22,7 @@ play is a 32-byte row:
    compared word for word with the row it was merged into, and an exact sort-based path
    takes over if two different positions ever share a hash.
 
-Compulsory play is engine.movegen's: doubles with sources that never increase, two dice
+Compulsory play is engine.rules.movegen's: doubles with sources that never increase, two dice
 in both orders (small-first only where large-first cannot reach the play), then per input
 only the plays of the best level (most dice, else the larger die).
 
@@ -38,9 +38,9 @@ from functools import cache
 import numpy as np
 import torch
 
-from engine.board import BOARD_SIZE, MAX_CHECKERS, BoardError
-from engine.movegen import Afterstates
-from engine.variants import MIRRORED, Variant, variant_named
+from gammon.engine.rules.board import BOARD_SIZE, MAX_CHECKERS, BoardError
+from gammon.engine.rules.movegen import Afterstates
+from gammon.engine.rules.variants import MIRRORED, Variant, variant_named
 
 ROW = 32  # bytes per partial play: 26 board + 4 step sources + 2 dice
 RECORD = 26  # byte of the first step's source
@@ -97,7 +97,7 @@ def _constants(device: torch.device) -> _Constants:
 class TorchAfterstates:
     """All distinct legal afterstates of a batch, flat, grouped by input, as tensors on one device.
 
-    The fields of :class:`engine.movegen.Afterstates`: ``boards[offsets[i]:offsets[i+1]]``
+    The fields of :class:`engine.rules.movegen.Afterstates`: ``boards[offsets[i]:offsets[i+1]]``
     are the afterstates of input ``i`` (the unchanged board when nothing can be played).
     """
 
@@ -125,7 +125,8 @@ class TorchAfterstates:
         return self.offsets[1:] - self.offsets[:-1]
 
     def to_numpy(self) -> Afterstates:
-        """The same afterstates as engine.movegen's numpy :class:`~engine.movegen.Afterstates`, field by field."""
+        """The same afterstates as engine.rules.movegen's numpy :class:`~engine.rules.movegen.Afterstates`, field
+        by field."""
         return Afterstates(**{field.name: getattr(self, field.name).cpu().numpy() for field in fields(Afterstates)})
 
 
@@ -364,7 +365,7 @@ def plays_backgammon_board(variant: Variant) -> bool:
 
 
 def _check(boards: torch.Tensor, dice: torch.Tensor) -> None:
-    """Raise BoardError naming the first bad input, by engine.board.validate_batch's rules."""
+    """Raise BoardError naming the first bad input, by engine.rules.board.validate_batch's rules."""
     if boards.dim() != 2 or boards.shape[1] != BOARD_SIZE:
         raise BoardError(f"a batch of boards has shape (N, {BOARD_SIZE}); got {tuple(boards.shape)}")
     if boards.dtype.is_floating_point or boards.dtype.is_complex or boards.dtype == torch.bool:
@@ -391,7 +392,7 @@ def _check(boards: torch.Tensor, dice: torch.Tensor) -> None:
 def generate(boards, dice, *, check: bool = True, variant: str | Variant = "standard") -> TorchAfterstates:
     """All distinct legal afterstates of every (board, dice) pair, on the boards' device.
 
-    ``boards``: (N, 26) integers in the layout of :mod:`engine.board`, mover to play;
+    ``boards``: (N, 26) integers in the layout of :mod:`engine.rules.board`, mover to play;
     ``dice``: (N, 2) integers 1..6 in any order (tensors, or arrays taken onto the CPU); one
     board of shape (26,) with dice of shape (2,) is a batch of one.
     ``check=False`` skips input validation (one host sync) for callers that made the boards.
@@ -400,7 +401,7 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
     variant = variant_named(variant)
     if not plays_backgammon_board(variant):
         raise BoardError(f"the torch move generator plays backgammon's board only; "
-                         f"use engine.movegen.generate for {variant.name}")
+                         f"use engine.rules.movegen.generate for {variant.name}")
     boards = torch.as_tensor(boards)
     dice = torch.as_tensor(dice, device=boards.device)
     if boards.dim() == 1:

@@ -3,7 +3,7 @@
     gammon train --out runs/my-net                  # train with the defaults below
     gammon train --out runs/my-net --resume         # carry on after a crash or a kill
 
-N games run side by side in :func:`engine.game.play`, the one game loop, with the
+N games run side by side in :func:`engine.play.game.play`, the one game loop, with the
 trainer as both players. Each ply costs one move-generator call for all N games, one
 forward pass over all their afterstates (the trainer's ``policy`` chooses each game's
 move greedily), and one gradient step (its ``learn``) on the N positions that were on
@@ -15,7 +15,7 @@ restart from the opening position, so the batch stays full.
 (:class:`training.device_selfplay.DeviceGames`: dice, move generation, input encoding and
 choice in torch, no board crossing to the host); it is the default when the network runs
 on a GPU (``--device cuda``, or ``auto`` with one present). ``--backend numpy`` is
-engine.game.play on the host, the default on the CPU.
+engine.play.game.play on the host, the default on the CPU.
 
 Everything lands in ``--out``: ``checkpoint.pt`` (atomic, every ``--checkpoint-every``
 games; ``--resume`` loses at most one interval), ``log.jsonl`` (metrics), ``curve.svg``
@@ -24,9 +24,7 @@ games; ``--resume`` loses at most one interval), ``log.jsonl`` (metrics), ``curv
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import time
 from collections import deque
 from dataclasses import asdict, dataclass
@@ -36,14 +34,17 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from engine.errors import GammonError
-from engine.evaluator import WILD_KEEP, best_k_in_groups, evaluator_policy, rolls_again
-from engine.files import atomic_write
-from engine.game import Rules, best_in_groups, duplicate_duel, play
-from engine.probability import RESULT_POINTS, afterstate_probs, exclusive_results
-from engine.variants import ROTATED, Variant, variant_named
-from models.encoding import ENTERING_ENCODING
-from models.network import (
+from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_write
+from gammon.engine.play.duel import duel
+from gammon.engine.play.game import Rules, play
+from gammon.engine.play.players import Cubeless, Player
+from gammon.engine.rules.groups import best_in_groups, best_k_in_groups
+from gammon.engine.rules.outcomes import RESULT_POINTS, afterstate_probs, exclusive_results
+from gammon.engine.rules.variants import ROTATED, Variant, variant_named
+from gammon.engine.search.evaluator import WILD_KEEP, evaluator_policy, rolls_again
+from gammon.models.encoding import ENTERING_ENCODING
+from gammon.models.network import (
     NetEvaluator,
     WeightsError,
     build_model,
@@ -52,14 +53,17 @@ from models.network import (
     save_weights,
     seed_from,
 )
-from training.device_selfplay import DeviceGames, greedy_choice, model_logits
-from training.torch_movegen import plays_backgammon_board
+from gammon.models.players import load_player
+from gammon.training.curve import write_curve
+from gammon.training.device_selfplay import DeviceGames, greedy_choice, model_logits
+from gammon.training.runlog import append_log, truncate_log
+from gammon.training.torch_movegen import plays_backgammon_board
 
 
 @dataclass
 class Config:
     games: int = 400_000  # self-play games to train on
-    variant: str = "standard"  # the game it plays (engine.variants.VARIANTS)
+    variant: str = "standard"  # the game it plays (engine.rules.variants.VARIANTS)
     parallel: int = 256  # games played side by side (the batch)
     hidden: int = 128  # hidden units (one ReLU layer) of every net
     nets: str = ""  # one net per position class, NAME=ENCODING,...; empty: the variant's own (default_nets)
@@ -125,16 +129,19 @@ CHECKPOINT_FORMAT = "gammon-checkpoint"
 def evaluate_vs_baseline(evaluator, games: int) -> dict:
     """Points per game of ``evaluator`` at 0-ply against pubeval (in backgammon; in other variants against
     the heuristic player of the variant), duplicate dice, a fixed seed."""
-    from models.players import load_player
-
     variant = evaluator.variant.name
     opponent = "pubeval" if variant == "standard" else "heuristic"
-    stats = duplicate_duel(evaluator_policy(evaluator), evaluator_policy(load_player(opponent, variant=variant)),
-                           games, seed=12345, variant=variant)
+    baseline = load_player(opponent, variant=variant)
+    stats = duel(Cubeless(evaluator_policy(evaluator)), Cubeless(evaluator_policy(baseline)), games, seed=12345,
+                 rules=Rules(variant=variant))
     return {"opponent": opponent, **stats.as_dict()}
 
 
-class Trainer:
+class Trainer(Player):
+    """TD(0) self-play: the net plays both seats of the game loop and learns from every move made."""
+
+    learning = True  # the game loop shows it every move it makes: TD(0) learns there
+
     def __init__(self, config: Config):
         self.config = config
         torch.set_num_threads(config.threads)
@@ -161,7 +168,7 @@ class Trainer:
         self.replay_plies: deque = deque(maxlen=config.replay_window)  # (boards moved from, their targets)
         self.elapsed = 0.0
 
-    # -- self-play: the trainer is both players of engine.game.play, or of DeviceGames.play ------
+    # -- self-play: the trainer is both players of engine.play.game.play, or of DeviceGames.play ------
     def self_play(self, games: int, progress=None) -> int:
         """Play on until ``games`` more games have finished, a TD step after every ply; returns the games finished.
 
@@ -188,7 +195,7 @@ class Trainer:
 
     def wild_filter(self, boards: np.ndarray, group: np.ndarray) -> np.ndarray:
         """The plays of a wild roll's own two dice that go on to a double: the best few for the mover,
-        who moves again (as :func:`engine.evaluator.wild_filter` keeps them)."""
+        who moves again (as :func:`engine.search.evaluator.wild_filter` keeps them)."""
         results = self.result_distribution(boards, np.ones(len(boards), dtype=bool))
         return best_k_in_groups(results @ RESULT_POINTS, group, WILD_KEEP)
 
@@ -298,34 +305,6 @@ class Trainer:
         return trainer
 
 
-def append_log(path: Path, record: dict) -> None:
-    with open(path, "a") as f:
-        f.write(json.dumps(record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def read_log(path: Path) -> list[dict]:
-    """The records of a JSONL log; a line cut short by a crash is skipped (its step is redone)."""
-    rows = []
-    for line in path.read_text().splitlines() if path.exists() else []:
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict):
-            rows.append(row)
-    return rows
-
-
-def truncate_log(path: Path, games: int) -> None:
-    """Drop log lines written after the checkpoint we resume from (they will be redone)."""
-    if not path.exists():
-        return
-    kept = [row for row in read_log(path) if isinstance(row.get("games"), int) and row["games"] <= games]
-    atomic_write(path, lambda f: f.write("".join(json.dumps(row) + "\n" for row in kept).encode()))
-
-
 def train(config: Config, out: Path, resume: bool = False, progress: bool = True,
           games_override: int | None = None) -> Path:
     """Run (or resume) training into ``out``; returns the path of the final weights.
@@ -376,43 +355,5 @@ def train(config: Config, out: Path, resume: bool = False, progress: bool = True
     weights = out / "model.pt"
     save_weights(weights, trainer.model, games=trainer.games_done, training_seconds=round(trainer.elapsed, 1),
                  config=asdict(config))
-    from training.curve import write_curve
-
     write_curve(log, out / "curve.svg")
     return weights
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gammon train", description=__doc__.split("\n")[0])
-    defaults = Config()
-    for name, value in asdict(defaults).items():
-        # --games has no parser default so that --resume keeps the run's own target unless told.
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=None if name == "games" else value,
-                            help=f"(default {value})")
-    parser.add_argument("--out", type=Path, default=Path("runs/default"), help="run folder (default runs/default)")
-    parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
-    parser.add_argument("--recipe", help="run a whole training recipe into --out instead (training/recipe.py: "
-                        "strong, tiny); run the same command again to resume it")
-    from training.distill import add_worker_options
-
-    add_worker_options(parser)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
-
-
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.recipe:
-        from training.recipe import run_recipe
-
-        weights = run_recipe(args.recipe, args.out, progress=not args.no_progress, workers=args.workers, ray=args.ray)
-        print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
-        return 0
-    if args.workers != 1 or args.ray:
-        raise GammonError("--workers and --ray label the generations of a --recipe; TD self-play runs here")
-    chosen = {k: getattr(args, k) for k in asdict(Config()) if getattr(args, k) is not None}
-    config = Config(**chosen)
-    config.check()
-    weights = train(config, args.out, resume=args.resume, progress=not args.no_progress, games_override=args.games)
-    print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
-    return 0

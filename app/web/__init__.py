@@ -11,9 +11,9 @@ from __future__ import annotations
 import socket
 import sys
 
-from engine.errors import GammonError
-
-from ..arguments import between, is_loopback, model_option
+from gammon.app.arguments import is_loopback
+from gammon.engine.errors import GammonError
+from gammon.options import between, model_option
 
 WEB_PACKAGES = ("fastapi", "uvicorn", "starlette", "pydantic")
 
@@ -35,7 +35,7 @@ def cmd_web(args) -> int:
     try:
         import uvicorn
 
-        from .api import create_app
+        from gammon.app.web.api import create_app
     except ImportError as exc:
         if exc.name and exc.name.split(".")[0] in WEB_PACKAGES:
             raise GammonError(f"gammon web needs the web extra ({exc.name} is missing): "

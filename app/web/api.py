@@ -2,13 +2,13 @@
 
 ``/api/eval``, ``/api/hint``, ``/api/cube``, ``/api/moves`` and ``/api/analyze`` return what
 ``gammon eval|hint|cube|moves|analyze --json`` prints, built by the same functions
-(:mod:`app.analyse`, :meth:`engine.match_analysis.MatchAnalysis.as_dict`). ``/api/board``
+(:mod:`app.analyse`, :meth:`engine.review.match_analysis.MatchAnalysis.as_dict`). ``/api/board``
 draws a position (and the result of a move, with its steps for the arrows) with
-:func:`engine.svg.board_svg`; ``/api/games`` plays against the bot (:mod:`app.web.games`).
+:func:`engine.records.svg.board_svg`; ``/api/games`` plays against the bot (:mod:`app.web.games`).
 The interactive API documentation is at ``/docs``.
 
 Every operation on a position, and a game, takes ``variant``: any the command line's
-``--variant`` takes (:data:`app.arguments.VARIANT_CHOICES`). The bot and the analyses use the
+``--variant`` takes (:data:`gammon.options.VARIANT_CHOICES`). The bot and the analyses use the
 variant's own net, as the command line does, so a variant without one (Acey-Deucey, until a
 net is shipped or ``gammon web --model`` names one) is refused with the command line's
 one-line reason; its board and legal moves need no net. ``/api/analyze`` reads match files,
@@ -25,7 +25,6 @@ import argparse
 import tempfile
 from contextlib import asynccontextmanager
 from dataclasses import asdict, replace
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -36,19 +35,21 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from engine.board import BoardError, pip_counts, starting_board
-from engine.errors import GammonError
-from engine.formats import MatchState, position_id
-from engine.match_analysis import analyse
-from engine.matchlog import MATCH_SUFFIXES, MatchFileError, load_match
-from engine.met import MAX_AWAY
-from engine.notation import OFF_BOARD, find_play, play_steps
-from engine.variants import variant_named
-
-from ..analyse import cube_report, eval_report, hint_report, moves_report, position_in_variant
-from ..arguments import VARIANT_CHOICES, dice_for, parse_dice
-from ..terminal import MAX_MOVE_CHARS
-from .games import GameTable, NoSuchGame, board_picture
+from gammon.app.analyse import cube_report, eval_report, hint_report, moves_report, position_in_variant
+from gammon.app.arguments import dice_for, parse_dice
+from gammon.app.terminal import MAX_MOVE_CHARS
+from gammon.app.web.games import GameTable, NoSuchGame, board_picture
+from gammon.engine.cube.met import MAX_AWAY
+from gammon.engine.errors import GammonError
+from gammon.engine.records.formats import MatchState, position_id
+from gammon.engine.records.match_files import MATCH_SUFFIXES, load_match
+from gammon.engine.records.matchlog import MatchFileError
+from gammon.engine.review.match_analysis import analyse
+from gammon.engine.rules.board import BoardError, pip_counts, starting_board
+from gammon.engine.rules.notation import OFF_BOARD, find_play, play_steps
+from gammon.engine.rules.variants import variant_named
+from gammon.models.players import shared_analyst
+from gammon.options import VARIANT_CHOICES
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_UPLOAD_BYTES = 1 << 20  # match files are tens of KiB; the limit keeps a stray upload out of memory
@@ -117,8 +118,6 @@ def analyse_upload(data: bytes, name: str, evaluator, plies: int, cube: bool) ->
 
 def create_app(model: str = "default") -> FastAPI:
     """The web board's application; ``model`` is a player name or weights file, as ``--model`` takes."""
-    from models.players import load_analyst
-
     games = GameTable()
 
     @asynccontextmanager
@@ -129,9 +128,8 @@ def create_app(model: str = "default") -> FastAPI:
     app = FastAPI(title="gammon", summary="Backgammon analysis: positions, hints, cube decisions, matches, games",
                   lifespan=lifespan)
 
-    @cache
     def analyst(variant: str):
-        return load_analyst(model, variant=variant)
+        return shared_analyst(model, variant)
 
     @app.exception_handler(NoSuchGame)
     async def unknown_game(request: Request, exc: NoSuchGame) -> JSONResponse:

@@ -1,7 +1,8 @@
 """Games against the bot for the web page: ``gammon play``'s session with its prompts answered over HTTP.
 
-A game is :class:`app.terminal.TerminalGame`, so :func:`engine.game.play` (the one game
-loop) runs it and the commands are the words ``gammon play`` reads (``roll``, ``double``,
+A game is :class:`app.terminal.TerminalGame`, so :func:`engine.play.game.play` (the one game
+loop) runs it; the loop's questions to the person (roll, move, answer) are the page's prompts,
+and the commands are the words ``gammon play`` reads (``roll``, ``double``,
 ``take``, ``pass``, a move like ``24/18 13/11``, ``resign gammon``, ``hint``). The loop runs
 in a thread of its own and stops at each prompt until the page sends a command; a request
 hands over one command and returns at the next prompt, so the bot's replies are played by
@@ -19,25 +20,23 @@ import time
 
 import numpy as np
 
-from engine.board import starting_board
-from engine.errors import GammonError
-from engine.formats import MatchState, gnubgid
-from engine.game import GameEvent
-from engine.notation import legal_plays
-from engine.svg import board_svg
-from engine.variants import Variant, variant_named
-
-from ..terminal import YOU, Quit, TerminalGame
+from gammon.app.terminal import YOU, Quit, TerminalGame
+from gammon.engine.errors import GammonError
+from gammon.engine.play.game import GameEvent
+from gammon.engine.records.formats import MatchState, gnubgid
+from gammon.engine.records.svg import board_svg
+from gammon.engine.rules.board import starting_board
+from gammon.engine.rules.notation import legal_plays
+from gammon.engine.rules.variants import Variant, variant_named
 
 IDLE_SECONDS = 1800  # a game nobody has answered for this long ends, and its thread with it
 REPLY_SECONDS = 120  # the longest a request waits for the bot to reach the next prompt
 MAX_GAMES = 16
-PROMPTS = {"roll> ": "roll", "move> ": "move", "take or pass> ": "answer"}
 
 
 def board_picture(board: np.ndarray, state: MatchState | None, variant: str | Variant, **labels) -> str:
     """The SVG of ``board`` in ``variant``: its checkers per side, and its geometry for the opponent's pips
-    (``labels``: ``title``, ``names``, as :func:`engine.svg.board_svg` takes them)."""
+    (``labels``: ``title``, ``names``, as :func:`engine.records.svg.board_svg` takes them)."""
     rules = variant_named(variant)
     return board_svg(board, state, rules.checkers, geometry=rules.geometry, **labels)
 
@@ -53,7 +52,7 @@ class WebGame(TerminalGame):
         super().__init__(evaluator, length=length, seed=seed, write=self._note, variant=variant)
         self.id = secrets.token_urlsafe(12)
         self.lines: list[str] = []  # the transcript
-        self.prompt: str | None = None  # roll, move or answer while the loop waits for the person
+        self.question: str | None = None  # roll, move or answer while the loop waits for the person
         self.view = starting_board(variant)  # the board from the person's side
         self.cube_value, self.cube_owner, self.crawford = 1, -1, False  # owner -1 centered, else a player
         self.over = False
@@ -78,7 +77,7 @@ class WebGame(TerminalGame):
             self.used = time.monotonic()
             said = len(self.lines)
             with self._changed:
-                self.prompt = None
+                self.question = None
                 self._commands.put(command)
             return self._next_prompt(said)
 
@@ -93,7 +92,7 @@ class WebGame(TerminalGame):
 
     def _next_prompt(self, said: int) -> dict:
         with self._changed:
-            if not self._changed.wait_for(lambda: self.prompt is not None or self.over, REPLY_SECONDS):
+            if not self._changed.wait_for(lambda: self.question is not None or self.over, REPLY_SECONDS):
                 raise TimeoutError(f"the bot took over {REPLY_SECONDS} s to reach the next prompt")
         if self.failure is not None:
             raise self.failure
@@ -106,13 +105,13 @@ class WebGame(TerminalGame):
             self.failure = exc
         finally:
             with self._changed:
-                self.over, self.prompt = True, None
+                self.over, self.question = True, None
                 self._changed.notify_all()
 
     # -- TerminalGame's input and output, for the page ------------------------------------
-    def ask(self, prompt: str) -> str:
+    def ask(self, question: str) -> str:
         with self._changed:
-            self.prompt = PROMPTS[prompt]
+            self.question = question
             self._changed.notify_all()
         try:
             return self._commands.get(timeout=IDLE_SECONDS).strip()
@@ -143,12 +142,12 @@ class WebGame(TerminalGame):
     # -- what the page shows --------------------------------------------------------------
     def snapshot(self) -> dict:
         """The game as the person sees it: the board (SVG and GNUbgID), the prompt, the legal moves, the transcript."""
-        dice = self.position[1] if self.prompt == "move" else None
+        dice = self.position[1] if self.question == "move" else None
         state = MatchState(cube=self.cube_value, cube_owner=self.cube_owner, on_roll=YOU, turn=YOU,
                            crawford=self.crawford, game_state=2 if self.over else 1, dice=dice or (0, 0),
                            match_length=self.length, score=tuple(self.score))
         legal = [p.notation for p in legal_plays(self.position[0], dice, self.variant)] if dice else []
-        return {"id": self.id, "prompt": self.prompt, "over": self.over, "variant": self.variant,
+        return {"id": self.id, "prompt": self.question, "over": self.over, "variant": self.variant,
                 "length": self.length, "score": list(self.score), "dice": list(dice) if dice else None,
                 "legal": legal, "position": gnubgid(self.view, state, self.variant), "log": list(self.lines),
                 "svg": board_picture(self.view, state, self.variant, names=("you", "bot"))}

@@ -1,5 +1,5 @@
 // The web board's page: three tabs over the JSON API of app/web/api.py. Plain JavaScript, no build step.
-// The boards are engine/svg.py's pictures; this file adds the move arrows, the clicks and the tables.
+// The boards are engine/records/svg.py's pictures; this file adds the move arrows, the clicks and the tables.
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -84,7 +84,7 @@ const pointName = (point) => (point === BAR ? "bar" : point === OFF ? "off" : St
 // -- the SVG boards ------------------------------------------------------------------------
 
 function showBoard(containerId, svgText) {
-  $(containerId).innerHTML = svgText; // engine/svg.py escapes every text it draws
+  $(containerId).innerHTML = svgText; // engine/records/svg.py escapes every text it draws
   return $(containerId).querySelector("svg");
 }
 

@@ -1,0 +1,2 @@
+"""Playing games: the game loop and its players, duels with duplicate dice, luck, rollouts
+(in shards, resumable) and chouettes."""

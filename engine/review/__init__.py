@@ -1,0 +1,2 @@
+"""Looking back: replaying recorded matches through the rules, analysing every decision, and
+the hint and cube answers the programs print."""

@@ -1,0 +1,44 @@
+"""Analysis answers as plain data: a parsed position (board and its Match ID / XGID state) in,
+JSON-ready dicts out. The command line prints them, batch files store them.
+"""
+
+from __future__ import annotations
+
+from gammon.engine.cube.state import Cube
+from gammon.engine.records.formats import position_id
+from gammon.engine.rules.notation import format_move
+from gammon.engine.rules.outcomes import cubeless_equity
+from gammon.engine.search.analysis import cube_advice, rank_moves
+
+
+def hint_rows(net, board, state, dice, plies: int) -> list[dict]:
+    """Every legal play, best first, as plain data (move, result_id, equities, plies, probs)."""
+    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state))
+    best = moves[0].cubeful
+    variant = net.variant
+    # The result's Position ID is the next roll's, in the variant's own numbering: the opponent's view, or
+    # the mover's own when he rolls again (a wild roll's play).
+    return [{"move": format_move(board, m.steps, m.rolls_again),
+             "result_id": position_id(m.board if m.rolls_again else variant.geometry.flip(m.board), variant),
+             "equity": m.cubeful,
+             "cubeless": m.equity, "diff": m.cubeful - best, "plies": m.plies, "probs": m.probs.tolist()}
+            for m in moves]
+
+
+def cube_result(net, board, state, plies: int) -> dict:
+    """The cube action for the player on roll (money, or match play with the MET), as plain data.
+
+    Where the player cannot double (the opponent owns the cube) the answer is ``no_double``
+    with a ``reason`` and the cubeful equity as things stand, instead of an error: a batch of
+    positions taken from games holds such positions. Where doubling is allowed but cannot gain
+    (the Crawford game, a cube that already wins the match) the full decision comes with a
+    ``reason`` too.
+    """
+    advice = cube_advice(net, board, Cube.from_state(state), plies)
+    probs, reason = advice.probs, advice.reason
+    common = {"plies": plies, "probs": probs.tolist(), "cubeless": float(cubeless_equity(probs))}
+    if advice.decision is None:
+        return {**common, "no_double": advice.as_is, "double_take": None, "double_pass": None,
+                "action": "no_double", "response": None, "verdict": f"No double: {reason}", "take_point": None,
+                "reason": reason}
+    return {**common, **advice.decision.__dict__, **({"reason": reason} if reason else {})}

@@ -1,0 +1,208 @@
+"""Analyse a whole match or session: each decision's equity loss, error rates, luck, the equity over the match.
+
+The match is replayed (:func:`engine.review.replay.replay`) and every decision judged against
+our own best at ``plies``:
+
+- **Checker plays**: the loss is the cubeful equity of the best play less that of the play
+  made, per unit of the cube (:func:`engine.search.analysis.rank_moves`: money equity, or at a
+  match score the match equity each play leads to, in EMG, so that gammons are priced at
+  the score). The played move is always searched as deep as the best. Forced plays (one
+  legal result) are not decisions.
+- **Cube decisions**, before each roll where the player on roll had access to the cube:
+  with no double (ND), double/take (DT) and double/pass (DP = +1) for the player on roll
+  (:func:`engine.search.analysis.cube_advice`, money or at the match score in EMG), the best is
+  ``max(ND, min(DT, DP))``; doubling scores ``min(DT, DP)``, not doubling ND. A decision is
+  counted when the player doubled, when doubling was right, or when doubling would have
+  cost less than an error (``ERROR``): clear no-doubles do not dilute the rate. Where a
+  cube cannot gain (the Crawford game, a cube that already wins the match) there is none.
+- **Answers to a double**: taking is worth -DT to the taker, passing -DP.
+
+Thresholds per decision (per unit of the cube): doubtful from 0.04, error from 0.08,
+blunder from 0.16 (gnubg's defaults). The error rate is the mean loss per counted decision
+in millipoints (mp, thousandths of a point: gnubg's normalised mEMG); the performance
+rating PR is half of it (XG's scale: 500 times the mean loss). Luck of a roll
+(:mod:`engine.play.luck`) is the cubeless equity of the best 0-ply play of the roll less the
+average of the same over the rolls that could have come (the 30 non-doubles for a game's
+opening roll). It is reported in mp per unit of the cube.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from gammon.engine.cube.match import can_double, match_equity_of_probs
+from gammon.engine.cube.state import Cube
+from gammon.engine.play.luck import roll_luck
+from gammon.engine.records.matchlog import MatchLog
+from gammon.engine.review.replay import Decision, replay
+from gammon.engine.rules.notation import format_move
+from gammon.engine.rules.outcomes import cubeless_equity
+from gammon.engine.search.analysis import cube_advice, rank_moves
+
+DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
+
+
+def grade(loss: float) -> str:
+    """The words for a loss per unit of the cube: "", doubtful, error or blunder."""
+    return "blunder" if loss >= BLUNDER else "error" if loss >= ERROR else "doubtful" if loss >= DOUBTFUL else ""
+
+
+@dataclass
+class Judged:
+    """One decision with its verdict: what was played, what was best, the loss (per unit of the cube)."""
+
+    decision: Decision
+    played: str
+    best: str
+    loss: float
+    counted: bool  # part of the error rate (unforced plays, close or actual cube decisions, every answer)
+    cube_error: str = ""  # missed double, wrong double, wrong take, wrong pass
+    luck: float | None = None  # moves: the roll's luck for the mover
+    equity: dict = field(default_factory=dict)  # the figures behind the verdict
+
+    @property
+    def grade(self) -> str:
+        return grade(self.loss) if self.counted else ""
+
+    def as_dict(self) -> dict:
+        d = self.decision
+        return {"game": d.game, "line": d.line, "player": d.player, "kind": d.kind, "position": d.gnubgid,
+                "dice": list(d.dice) if d.dice else None, "action": self.played, "best": self.best,
+                "loss_mp": round(1000 * self.loss, 1), "counted": self.counted, "grade": self.grade,
+                "cube_error": self.cube_error, "luck_mp": None if self.luck is None else round(1000 * self.luck, 1),
+                "equity": self.equity}
+
+
+@dataclass
+class PlayerStats:
+    name: str
+    decisions: int = 0
+    moves: int = 0  # unforced checker plays
+    cube_decisions: int = 0  # counted cube decisions and answers
+    error_rate_mp: float = 0.0
+    pr: float = 0.0
+    checker_loss_mp: float = 0.0
+    cube_loss_mp: float = 0.0
+    doubtful: int = 0
+    errors: int = 0
+    blunders: int = 0
+    missed_doubles: int = 0
+    wrong_doubles: int = 0
+    wrong_takes: int = 0
+    wrong_passes: int = 0
+    rolls: int = 0
+    luck_mp: float = 0.0  # total over the player's rolls
+    luck_per_roll_mp: float = 0.0
+
+
+@dataclass
+class MatchAnalysis:
+    log: MatchLog
+    plies: int
+    judged: list[Judged]
+    players: list[PlayerStats]
+    graph: list[tuple[int, float]]  # (game, player 0's match winning chance, or cubeless equity in money play)
+
+    def as_dict(self) -> dict:
+        return {"players": [asdict(p) for p in self.players], "plies": self.plies, "match_length": self.log.length,
+                "games": len(self.log.games), "final_score": list(self.log.final_score),
+                "graph": [{"game": g, "value": round(v, 4)} for g, v in self.graph],
+                "decisions": [j.as_dict() for j in self.judged]}
+
+
+def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
+            progress: Callable[[int], None] | None = None) -> MatchAnalysis:
+    """Judge every decision of ``log`` with ``evaluator`` at ``plies``; ``cube`` False skips the cube.
+
+    ``progress(k)`` hears of every k decisions judged.
+    """
+    decisions = replay(log)
+    moves = [d for d in decisions if d.kind == "move"]
+    luck, graph = _luck_and_graph(evaluator, moves)
+    judged = []
+    for d in decisions:
+        if d.kind == "move":
+            judged.append(_judge_move(evaluator, d, plies, luck.pop(0)))
+        elif cube:
+            verdict = _judge_cube(evaluator, d, plies)
+            if verdict is not None:
+                judged.append(verdict)
+        if progress:
+            progress(1)
+    return MatchAnalysis(log, plies, judged, [_stats(log.players[p], judged, p) for p in (0, 1)], graph)
+
+
+def _judge_move(evaluator, d: Decision, plies: int, luck: float) -> Judged:
+    ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
+    played = next(m for m in ranked if np.array_equal(m.board, d.after))
+    best = ranked[0]
+    return Judged(d, format_move(d.board, played.steps) or "(no move)", format_move(d.board, best.steps) or "(no move)",
+                  max(best.cubeful - played.cubeful, 0.0), len(ranked) > 1, luck=luck,
+                  equity={"played": round(played.cubeful, 4), "best": round(best.cubeful, 4)})
+
+
+def _judge_cube(evaluator, d: Decision, plies: int) -> Judged | None:
+    """A cube decision or an answer to a double; None where the cube cannot gain anything."""
+    doubler_cube: Cube = d.cube
+    if not doubler_cube.money and not can_double(doubler_cube):
+        return None
+    verdict = cube_advice(evaluator, d.board, doubler_cube, plies).decision
+    nd, dt, dp = verdict.no_double, verdict.double_take, verdict.double_pass
+    figures = {"no_double": round(nd, 4), "double_take": round(dt, 4), "double_pass": round(dp, 4)}
+    if d.kind == "cube":
+        best_value = max(nd, min(dt, dp))
+        value = min(dt, dp) if d.doubled else nd
+        loss = best_value - value
+        counted = d.doubled or loss > 0 or min(dt, dp) > nd - ERROR
+        error = ("wrong double" if d.doubled else "missed double") if loss > 0 else ""
+        best = "double" if min(dt, dp) > nd else "no double"
+        return Judged(d, "double" if d.doubled else "no double", best, loss, counted, error, equity=figures)
+    take, drop = -dt, -dp  # the taker's side
+    loss = max(take, drop) - (take if d.took else drop)
+    error = ("wrong take" if d.took else "wrong pass") if loss > 0 else ""
+    return Judged(d, "take" if d.took else "pass", "take" if take >= drop else "pass", loss, True, error,
+                  equity=figures)
+
+
+def _luck_and_graph(evaluator, moves: list[Decision]) -> tuple[list[float], list[tuple[int, float]]]:
+    """Each roll's luck for its mover (engine/play/luck.py), and player 0's standing before each move, batched."""
+    if not moves:
+        return [], []
+    boards = np.stack([d.board for d in moves])
+    luck, before = roll_luck(evaluator, boards, np.array([d.dice for d in moves]), np.array([d.opening for d in moves]))
+    graph = []
+    for d, probs in zip(moves, before):
+        if d.cube.money:
+            value = float(cubeless_equity(probs)) * d.cube.value
+            graph.append((d.game, value if d.player == 0 else -value))
+        else:
+            mwc = float(match_equity_of_probs(probs, d.cube))
+            graph.append((d.game, mwc if d.player == 0 else 1.0 - mwc))
+    return luck.tolist(), graph
+
+
+def _stats(name: str, judged: list[Judged], player: int) -> PlayerStats:
+    mine = [j for j in judged if j.decision.player == player]
+    counted = [j for j in mine if j.counted]
+    rolls = [j.luck for j in mine if j.luck is not None]
+    stats = PlayerStats(name)
+    stats.decisions = len(counted)
+    stats.moves = sum(j.decision.kind == "move" for j in counted)
+    stats.cube_decisions = stats.decisions - stats.moves
+    total = sum(j.loss for j in counted)
+    stats.error_rate_mp = round(1000 * total / max(len(counted), 1), 2)
+    stats.pr = round(stats.error_rate_mp / 2, 2)
+    stats.checker_loss_mp = round(1000 * sum(j.loss for j in counted if j.decision.kind == "move"), 1)
+    stats.cube_loss_mp = round(1000 * sum(j.loss for j in counted if j.decision.kind != "move"), 1)
+    grades = [j.grade for j in counted]
+    stats.doubtful, stats.errors, stats.blunders = (grades.count(g) for g in ("doubtful", "error", "blunder"))
+    errors = [j.cube_error for j in counted]
+    stats.missed_doubles, stats.wrong_doubles, stats.wrong_takes, stats.wrong_passes = (
+        errors.count(e) for e in ("missed double", "wrong double", "wrong take", "wrong pass"))
+    stats.rolls = len(rolls)
+    stats.luck_mp = round(1000 * sum(rolls), 1)
+    stats.luck_per_roll_mp = round(stats.luck_mp / max(len(rolls), 1), 2)
+    return stats

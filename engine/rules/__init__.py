@@ -1,0 +1,1 @@
+"""The rules of the six variants: the board layout, dice, legal moves, notation, outcomes."""

@@ -1,0 +1,193 @@
+"""Position analysis: n-ply evaluation, move ranking, and the cube decision at a position.
+
+Everything here takes an evaluator (see :mod:`engine.search.evaluator`) with ``probabilities``
+and works on batches; nothing imports torch.
+
+n-ply, as GNU Backgammon defines it: a position on roll at 0-ply is the evaluator's
+own estimate; at n-ply it is the average over the 21 rolls of the move each roll would
+play (chosen at 0-ply) evaluated at (n-1)-ply from the other side. Probabilities are
+gnubg's five, for the player they belong to: P(win), P(win gammon), P(win backgammon),
+P(lose gammon), P(lose backgammon); gammon figures include backgammons.
+
+Cubeful equities and cube decisions are the cube layer's (:mod:`engine.cube.state`): Janowski's
+model in money play, the match equity table at a match score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gammon.engine.cube.decisions import cube_decision, cubeful_as_is, no_double_reason
+from gammon.engine.cube.match import match_play_values
+from gammon.engine.cube.money import cube_efficiency, cubeful_equity, money_cube_equities
+from gammon.engine.cube.state import Cube, CubeDecision, cube_actions
+from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.rules.groups import best_in_groups
+from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.outcomes import afterstate_probs, cubeless_equity, result_points, swap_sides
+from gammon.engine.search.evaluator import ProbabilityEvaluator, rolls_again
+
+# gnubg's default root move filter: keep up to 8 moves within 0.16 of the best at 0-ply.
+FILTER_MOVES, FILTER_MARGIN = 8, 0.16
+
+# Positions searched at once: each expands to about 400 afterstates a ply (21 rolls, ~20 plays).
+# Small pieces keep every temporary array small enough for the allocator to reuse; larger ones
+# are handed back to the system when freed and page-faulted in afresh, which cost as much time
+# as the search itself (benchmarks/search.py: 2-ply of 100 contact positions 0.51x the time with 32 as with 1,024).
+SEARCH_CHUNK = 32
+
+
+def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
+    """(N, 5) probabilities for the player on roll of each board, evaluated at ``plies``."""
+    boards = np.asarray(boards)
+    if plies == 0 or len(boards) == 0:
+        return np.asarray(evaluator.probabilities(boards), dtype=np.float64).reshape(len(boards), 5)
+    if len(boards) > SEARCH_CHUNK:
+        return np.concatenate([position_probs(evaluator, boards[i:i + SEARCH_CHUNK], plies)
+                               for i in range(0, len(boards), SEARCH_CHUNK)])
+    n = len(boards)
+    afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
+                           variant=evaluator.variant)
+    again = rolls_again(afterstates)
+    static = searched_afterstates(evaluator, afterstates.boards, 0, again)
+    best = best_in_groups(cubeless_equity(static), afterstates.offsets)
+    chosen = (static[best] if plies == 1
+              else searched_afterstates(evaluator, afterstates.boards[best], plies - 1, again[best]))
+    return (chosen.reshape(n, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
+
+
+def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int,
+                         extra_roll: np.ndarray | None = None) -> np.ndarray:
+    """(M, 5) probabilities for the side that just moved, each afterstate searched ``plies`` deep
+    (from the opponent on roll, or from the mover where ``extra_roll`` says he rolls again)."""
+    return afterstate_probs(lambda on_roll: position_probs(evaluator, on_roll, plies), boards, evaluator.variant,
+                            extra_roll)
+
+
+# -- moves ---------------------------------------------------------------------------------
+
+
+def filter_leaders(equity: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Indices of each group's 0-ply leaders: up to FILTER_MOVES within FILTER_MARGIN of its best."""
+    group = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    order = np.lexsort((-equity, group))  # by group, best first
+    rank = np.arange(len(order)) - offsets[group[order]]
+    best = equity[order[offsets[:-1]]]
+    chosen = (rank < FILTER_MOVES) & (equity[order] >= best[group[order]] - FILTER_MARGIN)
+    return np.sort(order[chosen])
+
+
+def ply_policy(evaluator: ProbabilityEvaluator, plies: int):
+    """A move policy (engine.search.evaluator.Policy) choosing by cubeless equity at ``plies``, batched over games."""
+
+    def choose(afterstates) -> np.ndarray:
+        again = rolls_again(afterstates)
+        equity = cubeless_equity(searched_afterstates(evaluator, afterstates.boards, 0, again))
+        if plies > 0:
+            keep = filter_leaders(equity, afterstates.offsets)
+            deep = np.full(len(equity), -np.inf)
+            deep[keep] = cubeless_equity(searched_afterstates(evaluator, afterstates.boards[keep], plies, again[keep]))
+            equity = deep
+        return best_in_groups(equity, afterstates.offsets)
+
+    return choose
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    board: np.ndarray  # the afterstate, mover's view
+    steps: np.ndarray
+    probs: np.ndarray  # (5,) for the mover
+    equity: float  # cubeless
+    cubeful: float  # money, per unit cube, opponent on roll after the move (the mover, if he rolls again)
+    plies: int  # depth this move was evaluated at
+    rolls_again: bool = False  # a wild roll's play: the mover rolls again (Acey-Deucey's 1-2)
+
+
+def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0,
+               cube: Cube = Cube(), also: np.ndarray | None = None) -> list[RankedMove]:
+    """Every legal play of ``dice``, best first.
+
+    Plays are valued by cubeful equity per unit of the cube: money equity, or at a match
+    score the match equity each play leads to, in EMG (:func:`engine.cube.match.match_play_values`),
+    so that gammons are priced at the score. As gnubg's move filter does, the choice is
+    made among the moves searched deepest:
+    they come first, by cubeful equity, and the moves the filter left at 0-ply follow
+    them (by their 0-ply figures), never ranked above a searched move. ``also`` (an
+    afterstate, e.g. the move a player chose) is searched deep whatever the filter says.
+    """
+    afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None], variant=evaluator.variant)
+    again = rolls_again(afterstates)
+    probs = searched_afterstates(evaluator, afterstates.boards, 0, again)
+    depth = np.zeros(len(probs), dtype=int)
+    if plies > 0:
+        keep = filter_leaders(cubeless_equity(probs), afterstates.offsets)
+        if also is not None:
+            keep = np.union1d(keep, np.flatnonzero((afterstates.boards == np.asarray(also)).all(axis=1)))
+        probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies, again[keep])
+        depth[keep] = plies
+    equity = cubeless_equity(probs)
+    won = result_points(afterstates.boards, evaluator.variant.checkers, evaluator.variant.backgammons)
+    geometry = evaluator.variant.geometry
+    if cube.money:
+        x = cube_efficiency(geometry.flip(afterstates.boards), geometry=geometry)
+        cubeful = -cubeful_equity(swap_sides(probs), cube.swapped(), x) / cube.value
+        if cube.jacoby and cube.owner == "centered":
+            won = np.minimum(won, 1)  # gammons count single on a centered cube
+        cubeful = np.where(won > 0, won, cubeful)
+    else:
+        cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.variant)
+    rolling = again & (won == 0)
+    if rolling.any():  # the mover rolls again: still his turn, his cube as it stands
+        x = cube_efficiency(afterstates.boards[rolling], geometry=geometry)
+        cubeful[rolling] = cubeful_as_is(probs[rolling], cube, x)
+    order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
+    return [
+        RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),
+                   int(depth[k]), bool(again[k]))
+        for k in order
+    ]
+
+
+# -- the cube ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CubeAdvice:
+    """The cube as the player on roll faces it: what the decision rests on, and the decision."""
+
+    probs: np.ndarray  # (5,) cubeless probabilities at the plies asked for
+    efficiency: float  # Janowski's x of the position
+    as_is: float  # cubeful equity per unit of the cube (EMG in a match), the cube left where it is
+    decision: CubeDecision | None  # None where the opponent owns the cube: nothing to decide
+    reason: str | None  # why doubling is closed or cannot gain (engine.cube.decisions.no_double_reason)
+
+
+def cube_advice(evaluator: ProbabilityEvaluator, board: np.ndarray, cube: Cube, plies: int) -> CubeAdvice:
+    """The cube decision of the player on roll in ``board`` holding ``cube`` (money, or the MET at a match
+    score), the probabilities searched ``plies`` deep: every face (commands, the terminal, gnubg's
+    external player, match analysis, the web board) asks here."""
+    board = np.asarray(board)
+    probs = position_probs(evaluator, board[None], plies)[0]
+    x = float(cube_efficiency(board, geometry=evaluator.variant.geometry)[0])
+    decision = None if cube.owner == "opponent" else cube_decision(probs, cube, x)
+    return CubeAdvice(probs, x, float(cubeful_as_is(probs, cube, x)), decision, no_double_reason(cube))
+
+
+def cube_actions_at(evaluator: ProbabilityEvaluator, boards: np.ndarray, cubes: list[Cube],
+                    plies: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(doubles, answer, double_take)`` for each row, the doubler on roll in ``boards`` with ``cubes``: the
+    game loop's players ask here. Money rows are batched (Janowski); match rows go one by one (the MET)."""
+    probs = position_probs(evaluator, boards, plies)
+    x = cube_efficiency(boards, geometry=evaluator.variant.geometry)
+    if cubes[0].money:
+        owned = np.array([c.owner == "me" for c in cubes])
+        no_double, double_take = money_cube_equities(probs, owned, x, cubes[0].jacoby)
+        doubles, answer = cube_actions(no_double, double_take, 1.0, cubes[0].beavers)
+        return doubles, answer, double_take
+    decisions = [cube_decision(p, c, float(xi)) for p, xi, c in zip(probs, x, cubes)]
+    no_double, double_take = (np.array([getattr(d, k) for d in decisions]) for k in ("no_double", "double_take"))
+    _, answer = cube_actions(no_double, double_take, 1.0)  # double/pass is +1 in EMG too
+    return np.array([d.action == "double" for d in decisions]), answer, double_take

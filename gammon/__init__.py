@@ -1,0 +1,8 @@
+"""gammon: a backgammon engine, its networks and their training, and the programs around them.
+
+One import name, its parts in the repository's top folders (pyproject.toml maps them):
+``gammon.engine`` (engine/: the rules and everything built on them, numpy only, in layers),
+``gammon.models`` (models/: encodings, networks, shipped weights), ``gammon.training``
+(training/), ``gammon.app`` (app/: the ``gammon`` command, terminal, web board, gnubg's
+external player) and ``gammon.benchmarks`` (benchmarks/). docs/architecture.md draws the layers.
+"""

@@ -1,0 +1,87 @@
+"""The command-line options every program shares: ``gammon``'s sub-commands (app/), the trainers run as
+``python -m gammon.training.X`` (training/) and the benchmarks (benchmarks/). One way to write each:
+whole numbers in a range, ``--model``, ``--variant``, ``--workers`` and ``--ray``, and a config
+dataclass as options. It knows the engine's variants and argparse, nothing else."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import fields
+
+from gammon.engine.rules.variants import VARIANTS
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def at_least(low: int, multiple: int = 1):
+    """An argparse type: an integer >= ``low`` (and a multiple of ``multiple``), else one line saying so."""
+
+    def parse(text: str) -> int:
+        value = _whole_number(text)
+        if value < low or value % multiple:
+            rule = f"at least {low}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
+            raise argparse.ArgumentTypeError(f"must be {rule}; got {value}")
+        return value
+
+    return parse
+
+
+def between(low: int, high: int):
+    """An argparse type: an integer from ``low`` to ``high``, else one line saying so."""
+
+    def parse(text: str) -> int:
+        value = _whole_number(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low}..{high}; got {value}")
+        return value
+
+    return parse
+
+
+def model_option(parser: argparse.ArgumentParser, required: bool = False,
+                 help: str = "a weights file or player name (default: the shipped net, models/default.pt)") -> None:
+    """``--model``: a player as users name them (models/players.py), the shipped net unless ``required``."""
+    parser.add_argument("--model", required=required, default=None if required else "default", help=help)
+
+
+VARIANT_CHOICES = sorted(VARIANTS)  # every variant the engine plays; one list for every program's --variant
+
+
+def variant_option(parser: argparse.ArgumentParser, what: str = "the variant of the position") -> None:
+    parser.add_argument("--variant", default="standard", choices=VARIANT_CHOICES, help=f"{what} (default standard)")
+
+
+def worker_options(parser: argparse.ArgumentParser, what: str, ray: bool = True) -> None:
+    """``--workers K`` (processes doing ``what``; None when not given: one, this process) and, unless ``ray``
+    is False, ``--ray [ADDRESS]`` (Ray tasks instead: 'auto', the default, joins this machine's Ray or
+    starts one; ADDRESS joins a cluster). The results are the same wherever the work runs."""
+    parser.add_argument("--workers", type=at_least(1), default=None,
+                        help=f"processes {what} (default 1: this one)" + ("; with --ray, the most tasks in flight"
+                                                                           if ray else ""))
+    if ray:
+        parser.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
+                            help=f"{what} as Ray tasks: 'auto' (the default) joins this machine's Ray or starts one; "
+                                 "ADDRESS joins a cluster; needs pip install -e '.[distributed]'")
+
+
+def config_options(parser: argparse.ArgumentParser, config, unset: tuple[str, ...] = ()) -> None:
+    """One option per field of the dataclass ``config`` (``--field-name``, its type, its default; a bool as a
+    ``--name/--no-name`` switch); the fields in ``unset`` default to None, to tell "not given" apart."""
+    for field in fields(config):
+        flag, value = f"--{field.name.replace('_', '-')}", field.default
+        default = None if field.name in unset else value
+        if isinstance(value, bool):  # type=bool would read "False" as true
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+        else:
+            parser.add_argument(flag, type=type(value), default=default, help=f"(default {value})")
+
+
+def config_from(args: argparse.Namespace, config):
+    """The dataclass ``config`` from parsed options (:func:`config_options`); options left None keep the default."""
+    given = {f.name: getattr(args, f.name) for f in fields(config) if getattr(args, f.name) is not None}
+    return config(**given)
