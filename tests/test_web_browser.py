@@ -3,9 +3,11 @@
 The page is served by uvicorn on a free loopback port in a thread of this process. The test pastes an ID,
 asks for a hint, clicks the best move and sees the board change, then plays a move against the bot and
 sees the bot answer; last, it starts Acey-Deucey and Fevga from their own positions and asks Fevga for a
-hint. Its screenshot of the hint is docs/web-board.png, the picture in the README.
+hint. Its screenshot of the hint goes to a temporary folder, or with GAMMON_PICTURES=1 to
+docs/web-board.png, the picture in the README (so that a test run leaves the checkout as it was).
 """
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -22,7 +24,7 @@ from gammon.app.web.api import create_app
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "web-board.png"
+DOCS_PICTURE = Path(__file__).resolve().parents[1] / "docs" / "web-board.png"
 OPENING = "4HPwATDgc/ABMA:cAkAAAAAAAAE"
 
 if not CHROMIUM.exists():
@@ -58,7 +60,7 @@ def page(url):
         assert errors == [], f"the page raised: {errors}"
 
 
-def test_paste_an_id_ask_a_hint_and_click_the_best_move(page):
+def test_paste_an_id_ask_a_hint_and_click_the_best_move(page, tmp_path):
     page.fill("#position", OPENING)
     page.click("#show-button")
     page.wait_for_selector("#board svg")
@@ -73,7 +75,9 @@ def test_paste_an_id_ask_a_hint_and_click_the_best_move(page):
     page.wait_for_selector("#board .arrow", state="attached")
     assert page.inner_html("#board") != before
     assert "after 8/5 6/5" in page.inner_text("#board")
-    page.screenshot(path=str(SCREENSHOT))
+    picture = DOCS_PICTURE if os.environ.get("GAMMON_PICTURES") == "1" else tmp_path / "web-board.png"
+    page.screenshot(path=str(picture))
+    assert picture.read_bytes().startswith(b"\x89PNG")
 
 
 def test_bad_dice_are_a_message_on_the_page(page):
