@@ -16,9 +16,7 @@ from __future__ import annotations
 import codecs
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +25,7 @@ from tqdm import tqdm
 
 from gammon.app.arguments import position_in_variant
 from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_file, check_distinct
 from gammon.engine.rules.variants import Variant
 
 MAX_LINE_BYTES = 64 * 1024  # a position line is under 200 bytes; anything this long is not one
@@ -166,22 +165,6 @@ def answer_line(number: int, raw, analyse: Callable, variant: str | Variant = "s
 # -- the output file -----------------------------------------------------------------------
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _temporary_beside(out: Path):
-    """A new, uniquely named file in OUT's folder, opened for writing (so the final rename is atomic)."""
-    try:
-        fd, name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    except OSError as exc:  # name OUT, not the temporary file the user never asked for
-        raise OSError(exc.errno, exc.strerror, str(out)) from None
-    os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would make OUT private
-    return os.fdopen(fd, "w", encoding="utf-8"), Path(name)
-
-
 def _count_lines(path: Path) -> int:
     with open(path, "rb") as f:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
@@ -201,31 +184,25 @@ def run_batch(command: str, batch, out, variant: str | Variant, analyser: Callab
     out = Path(out)
     if out.is_dir():
         raise GammonError(f"--out {out} is a folder; give a file name")
+    check_distinct(batch, out)
     started = time.monotonic()
     answered = failed = 0
     with open(batch, "rb") as source:  # a missing file or a folder: OSError, before anything is written
         analyse = analyser()
         show_bar = sys.stderr.isatty()
         total = _count_lines(Path(batch)) if show_bar and Path(batch).is_file() else None
-        sink, tmp = _temporary_beside(out)
-        try:
-            with sink, tqdm(total=total, unit="line", disable=not show_bar) as bar:
-                for number, raw in read_lines(source):
-                    bar.update(1)
-                    if raw is not TooLong and not raw.strip():
-                        continue  # blank lines are allowed and skipped
-                    text, ok = answer_line(number, raw, analyse, variant)
-                    sink.write(text + "\n")
-                    if ok:
-                        answered += 1
-                    else:
-                        failed += 1
-                sink.flush()
-                os.fsync(sink.fileno())  # the data on disk before the rename makes it OUT
-            os.replace(tmp, out)
-        except BaseException:  # a full disk, Ctrl-C, a bug: OUT stays as it was, no temporary file left
-            tmp.unlink(missing_ok=True)
-            raise
+        bar = tqdm(total=total, unit="line", disable=not show_bar)
+        with atomic_file(out, "w", make_folders=False) as sink, bar:
+            for number, raw in read_lines(source):
+                bar.update(1)
+                if raw is not TooLong and not raw.strip():
+                    continue  # blank lines are allowed and skipped
+                text, ok = answer_line(number, raw, analyse, variant)
+                sink.write(text + "\n")
+                if ok:
+                    answered += 1
+                else:
+                    failed += 1
     seconds = time.monotonic() - started
     where = f"; see the 'error' field of the failed lines in {out}" if failed else f"; results in {out}"
     print(f"gammon {command}: {answered} line(s) answered, {failed} failed, in {seconds:.1f} s{where}",

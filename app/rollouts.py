@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from gammon.app.batch import TooLong, answer_line, read_lines
 from gammon.engine.errors import GammonError
-from gammon.engine.files import atomic_write
+from gammon.engine.files import atomic_write, check_distinct
 from gammon.engine.play.shards import BlockStats, Shard, ShardStore, combine, plan, play_shard
 from gammon.models.players import shared_analyst
 from gammon.training.runners import Runner, in_process, process_pool, ray_tasks
@@ -175,6 +175,7 @@ def batch_rollout(args) -> int:
         raise GammonError("--batch needs --out FILE")
     if args.cubeful:
         raise GammonError("--batch rolls out cubeless; --cubeful is for one position")
+    check_distinct(args.batch, args.out)
     runner = runner_for(args, partial(play_block, args.model, args.variant, args.truncate))
     return roll_batch(args.batch, args.out, games=args.games, truncate=args.truncate, seed=args.seed,
                       model=args.model, runner=runner, variant=args.variant)

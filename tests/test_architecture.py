@@ -18,11 +18,11 @@ FOLDERS = PYPROJECT["tool"]["setuptools"]["package-dir"]  # gammon.X -> the fold
 # A layer may import only layers of a lower rank (and itself): engine's layers in order, then the
 # parts built on the engine. options and models share a rank: neither may import the other.
 RANK = {
-    "gammon.engine": 0, "gammon.engine.errors": 0, "gammon.engine.files": 0,
-    "gammon.engine.rules": 1, "gammon.engine.cube": 2, "gammon.engine.search": 3,
-    "gammon.engine.play": 4, "gammon.engine.records": 5, "gammon.engine.review": 6,
-    "gammon.options": 7, "gammon.models": 7, "gammon.training": 8, "gammon.app": 9,
-    "gammon.benchmarks": 10, "gammon.__main__": 11,
+    "gammon.engine": 0, "gammon.engine.errors": 0, "gammon.engine.files": 1,
+    "gammon.engine.rules": 2, "gammon.engine.cube": 3, "gammon.engine.search": 4,
+    "gammon.engine.play": 5, "gammon.engine.records": 6, "gammon.engine.review": 7,
+    "gammon.options": 8, "gammon.models": 8, "gammon.training": 9, "gammon.app": 10,
+    "gammon.benchmarks": 11, "gammon.__main__": 12,
 }
 OLD_TOP_NAMES = {"engine", "models", "training", "app", "benchmarks"}
 ENGINE_MAY_NOT_IMPORT = {"torch", "tqdm", "argparse", "gnubg_nn", "ray", "fastapi", "uvicorn", "socket"}

@@ -26,10 +26,9 @@ the label "N to enter".
 
 from __future__ import annotations
 
-import os
-import tempfile
 from xml.sax.saxutils import escape, quoteattr
 
+from gammon.engine.files import atomic_file
 from gammon.engine.records.formats import MatchState
 from gammon.engine.rules.board import BOARD_SIZE, MAX_CHECKERS, MOVER_BAR, OPP_BAR, checkers_off, pip_counts, validate
 from gammon.engine.rules.variants import BOARD_SIZE_UNENTERED, MIRRORED, MOVER_UNENTERED, OPPONENT_UNENTERED, Geometry
@@ -336,23 +335,12 @@ def board_svg(board, state=None, checkers: int = MAX_CHECKERS, title=None, names
 
 def write_board_svg(path, board, state=None, checkers: int = MAX_CHECKERS, title=None, names=("X", "O"),
                     geometry: Geometry = MIRRORED) -> str:
-    """Write :func:`board_svg` to ``path`` atomically (temp file in the same folder, then os.replace).
+    """Write :func:`board_svg` to ``path`` whole or not at all (engine/files.py).
 
     The picture is built before anything is written, so a bad board leaves no file.
     Returns the SVG text.
     """
     text = board_svg(board, state, checkers=checkers, title=title, names=names, geometry=geometry)
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".svg", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    with atomic_file(path, "w", make_folders=False) as f:  # a missing folder is the user's to make
+        f.write(text)
     return text

@@ -34,7 +34,6 @@ import hashlib
 import logging
 import math
 import os
-import tempfile
 import time
 import warnings
 import zipfile
@@ -45,6 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gammon.engine.files import atomic_write
 from gammon.engine.rules.board import BOARD_SIZE, MAX_CHECKERS, mover_counts, opponent_counts
 from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
 from gammon.engine.rules.movegen import generate
@@ -306,21 +306,11 @@ def _checksum(kind: type, arrays: dict[str, np.ndarray]) -> str:
 
 
 def save(db, path: Path) -> None:
-    """Write a database atomically (temporary file in the same folder, then ``os.replace``),
+    """Write a database whole or not at all (engine/files.py),
     compressed: distributions are mostly exact zeros (28 MB of float64 become 5 MB)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     arrays = _arrays(db)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, version=CACHE_VERSION, checksum=_checksum(type(db), arrays), **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    atomic_write(path, lambda f: np.savez_compressed(f, version=CACHE_VERSION, checksum=_checksum(type(db), arrays),
+                                                     **arrays))
 
 
 def load(kind: type, max_checkers: int, path: Path):
