@@ -18,7 +18,7 @@ from gammon.engine.errors import GammonError
 from gammon.engine.play.game import GameEvent, Rules, play
 from gammon.engine.play.luck import games_luck
 from gammon.engine.play.players import Player
-from gammon.engine.play.stats import mean_ci95
+from gammon.engine.play.stats import mean_ci95, share_ci95
 
 CHUNK_SEED = 1_000_003  # chunk k of a chunked duel plays seed * CHUNK_SEED + its first slot
 
@@ -31,7 +31,7 @@ class DuelStats:
     games: int  # games played (more than ``n`` in matches)
     match_length: int  # 0 in money play
     mean: float  # points per game, or the share of matches won
-    ci95: tuple[float, float]  # 95% confidence interval of ``mean``
+    ci95: tuple[float, float]  # 95% confidence interval of ``mean`` (over pairs; Wilson's over matches)
     doubles: int = 0  # doubles offered
     passes: int = 0  # doubles passed
     # cubeless money games: A's wins, and A's wins and losses that are gammons or backgammons, per game
@@ -96,6 +96,8 @@ def duel(player_a: Player, player_b: Player, n: int, seed: int = 0, rules: Rules
         passes += runs[0].passes + runs[1].passes
         games += int(runs[0].games.sum() + runs[1].games.sum())
     mean, ci95 = mean_ci95(np.concatenate(pairs))
+    if matches:  # a share of matches won: Wilson's interval over the matches, inside 0..1
+        ci95 = share_ci95(mean * n, n)
     stats = DuelStats(n, games, rules.match_length, mean, ci95, doubles, passes)
     if not matches and not (player_a.doubling or player_b.doubling):
         won = np.concatenate(points).astype(np.float64)

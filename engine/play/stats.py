@@ -1,5 +1,5 @@
-"""The one 95% confidence interval: a mean of independent samples (games, pairs of games, positions)
-and its normal-approximation interval, mean +- 1.96 standard errors."""
+"""The 95% confidence intervals: of a mean of independent samples (games, pairs of games, positions),
+mean +- 1.96 standard errors; and of a share (matches won), Wilson's, which stays inside 0..1."""
 
 from __future__ import annotations
 
@@ -27,3 +27,12 @@ def mean_ci95(values) -> tuple[float, tuple[float, float]]:
     spread = float(v.std(ddof=1)) if len(v) > 1 else float("nan")
     half_width = Z95 * spread / float(np.sqrt(len(v)))  # in this order: the figures on record
     return mean, (mean - half_width, mean + half_width)
+
+
+def share_ci95(successes: float, trials: int) -> tuple[float, float]:
+    """Wilson's 95% interval of a share of ``trials`` (matches won): inside 0..1 even at 0 or all of them,
+    where mean +- 1.96 standard errors would give 100% .. 100% for 4 wins of 4."""
+    share, z2 = successes / trials, Z95 * Z95
+    centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
+    half_width = Z95 * np.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return (float(centre - half_width), float(centre + half_width))
