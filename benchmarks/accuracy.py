@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ from tqdm import tqdm
 from gammon.engine.cube.decisions import cube_decision
 from gammon.engine.cube.money import cube_efficiency
 from gammon.engine.cube.state import Cube
+from gammon.engine.files import atomic_text
 from gammon.engine.play.stats import mean_ci95
 from gammon.engine.records.formats import board_from_position_id, position_id
 from gammon.engine.rules.board import flip
@@ -80,10 +80,7 @@ def load_cache() -> dict[str, float]:
 
 
 def save_cache(cache: dict[str, float]) -> None:
-    CACHE.parent.mkdir(parents=True, exist_ok=True)
-    tmp = CACHE.with_suffix(".tmp")
-    tmp.write_text(json.dumps(dict(sorted(cache.items())), indent=0))
-    os.replace(tmp, CACHE)
+    atomic_text(CACHE, json.dumps(dict(sorted(cache.items())), indent=0))
 
 
 def mean_ci(values) -> dict:

@@ -95,9 +95,11 @@ def duel(player_a: Player, player_b: Player, n: int, seed: int = 0, rules: Rules
         doubles += runs[0].cube_turns + runs[1].cube_turns
         passes += runs[0].passes + runs[1].passes
         games += int(runs[0].games.sum() + runs[1].games.sum())
-    mean, ci95 = mean_ci95(np.concatenate(pairs))
     if matches:  # a share of matches won: Wilson's interval over the matches, inside 0..1
+        mean = float(np.concatenate(pairs).mean())
         ci95 = share_ci95(mean * n, n)
+    else:
+        mean, ci95 = mean_ci95(np.concatenate(pairs))
     stats = DuelStats(n, games, rules.match_length, mean, ci95, doubles, passes)
     if not matches and not (player_a.doubling or player_b.doubling):
         won = np.concatenate(points).astype(np.float64)
