@@ -130,6 +130,7 @@ def main(argv=None) -> int:
     parser.add_argument("--model", default="default", help="weights file or player name (default: the shipped net)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
     parser.add_argument("--top", type=int, default=10, help="list the N largest move errors per ply (default 10)")
+    parser.add_argument("--no-screen", action="store_true", help="search without the model's pruning net")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -137,8 +138,11 @@ def main(argv=None) -> int:
 
     items = [json.loads(line) for line in open(DATA)][: args.limit]
     net = load_analyst(args.model)
+    if args.no_screen:
+        net.evaluator.screen = None
     cache = load_cache()
-    report = {"positions": len(items), "model": args.model, "moves": {}, "cube": {}}
+    report = {"positions": len(items), "model": args.model, "screen": getattr(net, "screen", None) is not None,
+              "moves": {}, "cube": {}}
     for plies in [int(p) for p in args.plies.split(",")]:
         chosen, notations, seconds = choose_moves(net, items, plies, progress)
         listed = [{m["result_id"]: m["equity"] for m in item["moves_2ply"]} for item in items]

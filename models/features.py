@@ -106,22 +106,20 @@ def escape_table() -> np.ndarray:
     over open points only, lies beyond the farthest block (points more than 12 ahead count
     as open). With no block ahead every roll escapes.
     """
+    masks = np.arange(4096)
+    blocked = np.zeros((4096, 25), dtype=bool)  # column k: the point k pips ahead (none past 12)
+    blocked[:, 1:13] = (masks[:, None] >> np.arange(12)) & 1
+    last = np.where(blocked.any(axis=1), 24 - np.argmax(blocked[:, ::-1], axis=1), 0)  # the farthest block
     table = np.zeros(4096, dtype=np.float64)
-    for mask in range(4096):
-        blocked = [False] + [bool(mask >> (k - 1) & 1) for k in range(1, 13)] + [False] * 12
-        last = max((k for k in range(1, 13) if blocked[k]), default=0)
-        count = 0
-        for (d1, d2), weight in zip(ROLLS.tolist(), ROLL_WEIGHTS):
-            if d1 == d2:
-                reach, k = 0, 1
-                while k <= 4 and not blocked[k * d1]:
-                    reach, k = k * d1, k + 1
-            else:
-                reach = max(d for d, ok in ((d1, not blocked[d1]), (d2, not blocked[d2]),
-                                             (d1 + d2, (not blocked[d1] or not blocked[d2]) and not blocked[d1 + d2]),
-                                             (0, True)) if ok)
-            count += weight * 36 * (reach > last or last == 0)
-        table[mask] = count
+    for (d1, d2), weight in zip(ROLLS.tolist(), ROLL_WEIGHTS):
+        if d1 == d2:  # up to four steps of d1, each landing open
+            open_steps = np.cumprod(~blocked[:, d1 * np.arange(1, 5)], axis=1)
+            reach = d1 * open_steps.sum(axis=1)
+        else:
+            via = ~blocked[:, d1] | ~blocked[:, d2]
+            reach = np.max([np.where(~blocked[:, d1], d1, 0), np.where(~blocked[:, d2], d2, 0),
+                            np.where(via & ~blocked[:, d1 + d2], d1 + d2, 0)], axis=0)
+        table += weight * 36 * ((reach > last) | (last == 0))
     return table
 
 

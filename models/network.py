@@ -26,12 +26,19 @@ from torch import nn
 
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_write
-from gammon.engine.rules.board import CLASS_NAMES, CONTACT, CRASHED, position_class
-from gammon.engine.rules.outcomes import cumulative_probs
 from gammon.engine.rules.variants import STANDARD, Variant, variant_named
-from gammon.engine.search.evaluator import afterstate_equity
 from gammon.models.encoding import encoder, extends
-from gammon.models.onesided import KIND as ONE_SIDED
+from gammon.models.inference import (
+    ONE_SIDED,
+    DenseNet,
+    Layer,
+    NumpyEvaluator,
+    NumpyModel,
+    OneSidedNet,
+    ResultsEvaluator,
+    check_class_names,
+    route,
+)
 from gammon.models.onesided import OneSidedRace
 
 FORMAT = "gammon-weights"
@@ -80,10 +87,7 @@ class ClassNets(nn.Module):
 
     def __init__(self, nets: dict[str, TDNet | OneSidedRace]):
         super().__init__()
-        names = set(nets)
-        if not (names == {"all"} or {"contact", "race"} <= names <= set(CLASS_NAMES)):
-            raise GammonError(f"a model has one net 'all', or nets for 'contact' and 'race' (and maybe 'crashed'); "
-                             f"got {sorted(names)}")
+        check_class_names(nets)
         if any(isinstance(net, OneSidedRace) for name, net in nets.items() if name != "race"):
             raise GammonError("only the race net may be a one-sided race net")
         self.nets = nn.ModuleDict(nets)
@@ -92,20 +96,10 @@ class ClassNets(nn.Module):
     def device(self) -> torch.device:
         return next(self.parameters()).device
 
-    def route(self, boards: np.ndarray) -> list[tuple[str, np.ndarray]]:
-        """(net name, indices of the boards it answers) for every net with work to do."""
-        if "all" in self.nets:
-            return [("all", np.arange(len(boards)))]
-        classes = position_class(boards)
-        if "crashed" not in self.nets:
-            classes = np.where(classes == CRASHED, CONTACT, classes)
-        return [(name, np.flatnonzero(classes == CLASS_NAMES.index(name))) for name in self.nets
-                if (classes == CLASS_NAMES.index(name)).any()]
-
     def logits(self, boards: np.ndarray) -> torch.Tensor:
         """(N, 6) result logits for the player on roll, each board by its class's net."""
         boards = np.asarray(boards)
-        routes = self.route(boards)
+        routes = route(self.nets, boards)
         if len(routes) == 1:  # one net answers the whole batch (always so for ``all``): no scatter
             return self.nets[routes[0][0]].logits(boards)
         out = torch.zeros(len(boards), 6, device=self.device)
@@ -147,30 +141,51 @@ def seed_from(target: ClassNets, source: ClassNets) -> list[str]:
     return seeded
 
 
-class NetEvaluator:
-    """A model (ClassNets, or one TDNet) as an engine evaluator (numpy in, numpy out, no gradients)."""
+class NetEvaluator(ResultsEvaluator):
+    """A torch model (ClassNets, or one TDNet) as an engine evaluator (numpy in, numpy out, no gradients):
+    for training, whose nets change as it goes; analysis uses the numpy twin (:func:`numpy_evaluator`)."""
 
     def __init__(self, model: ClassNets | TDNet, name: str = "net", meta: dict | None = None,
                  variant: Variant = STANDARD):
+        super().__init__(name, meta, variant)
         self.net = (model if isinstance(model, ClassNets) else ClassNets({"all": model})).eval()
-        self.name = name
-        self.meta = meta or {}
-        self.variant = variant  # the game it evaluates: scores finished games, turns boards round
 
     @torch.no_grad()
     def results(self, boards: np.ndarray) -> np.ndarray:
         """(N, 6) exclusive-result probabilities for the player on roll."""
         return torch.softmax(self.net.logits(boards), dim=-1).cpu().numpy()
 
-    @torch.no_grad()
-    def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        probs = cumulative_probs(self.results(boards))
-        if not self.variant.backgammons:  # the net's six outputs include them; this game scores none
-            probs[:, [2, 4]] = 0.0
-        return probs
 
-    def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
-        return afterstate_equity(self, boards)
+def _numpy_layers(net: TDNet | OneSidedRace) -> list[Layer]:
+    linear = [m for m in net.layers if isinstance(m, nn.Linear)]
+    return [Layer(np.ascontiguousarray(m.weight.detach().cpu().numpy().T), m.bias.detach().cpu().numpy().copy())
+            for m in linear]
+
+
+def numpy_model(model: ClassNets | TDNet) -> NumpyModel:
+    """The numpy twin of a torch model (models/inference.py): the same float32 weights."""
+    model = model if isinstance(model, ClassNets) else ClassNets({"all": model})
+    return NumpyModel({name: OneSidedNet(_numpy_layers(net), net.bins) if isinstance(net, OneSidedRace)
+                       else DenseNet(net.encoding, _numpy_layers(net)) for name, net in model.nets.items()})
+
+
+def numpy_evaluator(evaluator: NetEvaluator) -> NumpyEvaluator:
+    """A NetEvaluator's numpy twin, with its name, metadata and variant."""
+    return NumpyEvaluator(numpy_model(evaluator.net), evaluator.name, evaluator.meta, evaluator.variant)
+
+
+def torch_model(model: NumpyModel) -> ClassNets:
+    """A numpy model back in torch (for the device paths), the same weights."""
+    nets = {}
+    for name, net in model.nets.items():
+        torch_net = OneSidedRace(net.hidden, net.bins) if net.kind == ONE_SIDED else TDNet(net.encoding, net.hidden)
+        linear = [m for m in torch_net.layers if isinstance(m, nn.Linear)]
+        with torch.no_grad():
+            for m, layer in zip(linear, net.layers):
+                m.weight.copy_(torch.from_numpy(layer.weight.T.copy()))
+                m.bias.copy_(torch.from_numpy(layer.bias))
+        nets[name] = torch_net
+    return ClassNets(nets)
 
 
 def save_weights(path: str | Path, model: ClassNets | TDNet, **meta) -> None:

@@ -53,20 +53,37 @@ def load_player(spec: str, seed: int = 0, variant: str | Variant = "standard"):
         if variant.name != "standard":
             raise GammonError(f"gnubg plays standard backgammon only, not {variant.name}")
         return GnubgEvaluator()
-    from gammon.models.network import load_weights
-
     path = shipped_model(variant) if spec == "default" else Path(spec)
     if path is None:
         raise GammonError(f"no shipped net for {variant.name}: train one with gammon train --variant {variant.name} "
                           f"--out DIR and pass --model DIR/model.pt")
     if not path.exists():
         raise GammonError(f"unknown player {spec!r}: give a weights file or one of {', '.join(NAMES)}")
-    net = load_weights(path)
+    net = numpy_weights(path)
     on_one_board = {net.variant.name, variant.name} <= set(BOARD_VARIANTS)  # backgammon's: one net plays them all
     if net.variant is not variant and not on_one_board:
         raise GammonError(f"{path} is a net for {net.variant.name}, not {variant.name}: "
                           f"give --variant {net.variant.name} or a net trained for {variant.name}")
     net.variant = variant
+    if path.suffix == ".pt":
+        from gammon.models.inference import load_screen
+
+        net.screen = load_screen(path, variant)
+    return net
+
+
+def numpy_weights(path: Path):
+    """The numpy evaluator (models/inference.py) of a weights file: from its ``.npz`` companion while that
+    matches the ``.pt`` (no torch to import), else read through torch and turned into numpy."""
+    from gammon.models.inference import companion, load_numpy
+
+    if path.suffix == ".npz":
+        return load_numpy(path)[0]
+    net = companion(path)
+    if net is None:
+        from gammon.models.network import load_weights, numpy_evaluator
+
+        net = numpy_evaluator(load_weights(path))
     return net
 
 

@@ -1,6 +1,12 @@
 """Fixtures shared by the test files."""
 
-import pytest
+import os
+
+# As gammon/__init__.py does, before any test module imports numpy: OpenBLAS's spinning threads in every
+# xdist worker would fight for the cores.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -181,4 +181,4 @@ def test_a_version_1_file_still_loads(tmp_path, boards):
 
 def test_the_shipped_model_has_a_net_per_class():
     net = load_player("default")
-    assert {"contact", "race"} <= set(net.net.nets)
+    assert {"contact", "race"} <= set(net.model.nets)

@@ -36,7 +36,8 @@ from gammon.engine.rules.dice import ORDERED_ROLLS
 from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.rules.variants import Variant
 from gammon.engine.search.bearoff import POINTS, Databases, WithBearoff
-from gammon.models.network import ClassNets, NetEvaluator
+from gammon.models.inference import NumpyEvaluator
+from gammon.models.network import ClassNets, NetEvaluator, torch_model
 from gammon.training.device_selfplay import best_in_groups, model_logits, result_points
 from gammon.training.torch_encoding import flip
 from gammon.training.torch_movegen import generate, plays_backgammon_board
@@ -144,10 +145,12 @@ class DeviceAnalyst:
 
     @classmethod
     def of(cls, evaluator, device: torch.device) -> DeviceAnalyst:
-        """The analyst of a NetEvaluator, or of one wrapped in WithBearoff (its databases too)."""
+        """The analyst of a NetEvaluator or NumpyEvaluator, or of one wrapped in WithBearoff (its databases too)."""
         databases = None
         if isinstance(evaluator, WithBearoff):
             evaluator, databases = evaluator.evaluator, evaluator.databases
+        if isinstance(evaluator, NumpyEvaluator):  # what commands load: its weights go back into torch
+            return cls(torch_model(evaluator.model), evaluator.variant, databases, device)
         if not isinstance(evaluator, NetEvaluator):
             raise GammonError(f"rollouts on the device need a network; {evaluator.name} rolls out on the host")
         return cls(evaluator.net, evaluator.variant, databases, device)

@@ -61,6 +61,7 @@ from gammon.engine.rules.outcomes import exclusive_results, result_points
 from gammon.engine.search.analysis import position_probs
 from gammon.engine.search.bearoff import WithBearoff
 from gammon.engine.search.evaluator import afterstate_scores
+from gammon.models.inference import route
 from gammon.models.network import TDNet, evaluator_from_payload, load_payload, save_weights
 from gammon.options import config_from, config_options, model_option, worker_options
 from gammon.training.runlog import append_log
@@ -393,7 +394,7 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, config.epochs) if config.cosine else None
     device = model.device
     data = {}  # net name -> (x_train, y_train, x_val, y_val), inputs encoded once
-    for name, rows in model.route(boards):
+    for name, rows in route(model.nets, boards):
         net = model.nets[name]
         in_val = held[rows]
         x, y = net.encode(boards[rows]), torch.from_numpy(labels[rows]).to(device)
@@ -460,7 +461,7 @@ def fitted_nets(model, nets: str) -> list[str]:
 def fitted_rows(model, boards: np.ndarray, names: list[str]) -> np.ndarray:
     """(N,) bool: the ``boards`` that one of the nets ``names`` answers."""
     keep = np.zeros(len(boards), dtype=bool)
-    for name, rows in model.route(boards):
+    for name, rows in route(model.nets, boards):
         keep[rows] = name in names
     return keep
 

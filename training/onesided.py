@@ -45,8 +45,9 @@ from gammon.engine.rules.dice import ROLLS
 from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
 from gammon.engine.search.bearoff import POINTS, WithBearoff, one_more_roll
+from gammon.models.inference import HEADS, OPPONENT_HOME, one_sided_inputs
 from gammon.models.network import evaluator_from_payload, load_payload, save_weights
-from gammon.models.onesided import HEADS, OPPONENT_HOME, OneSidedRace, one_sided_inputs
+from gammon.models.onesided import OneSidedRace
 from gammon.options import config_from, config_options, model_option, worker_options
 from gammon.training.distill import (
     Collecting,

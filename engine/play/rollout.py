@@ -1,9 +1,11 @@
 """Cubeless rollouts: play a position out many times, the evaluator moving for both sides.
 
 Games run batched through :func:`engine.play.game.play_games`, in chunks so a caller can show
-progress, by the rules of the evaluator's ``variant`` (its moves, its scoring). Variance
-reduction: the first roll is stratified, game ``i`` starting with the ``i mod 36``-th of the
-36 ordered rolls, so every first roll weighs exactly its 1/36 (use a multiple of 36 games).
+progress, each move the evaluator's 0-ply choice among the plays its screen (a pruning net,
+engine/search/evaluator.py) ranks best, as gnubg's rollouts play, by the rules of the
+evaluator's ``variant`` (its moves, its scoring). Variance reduction: the first roll is
+stratified, game ``i`` starting with the ``i mod 36``-th of the 36 ordered rolls, so every
+first roll weighs exactly its 1/36 (use a multiple of 36 games).
 Truncated rollouts stop after ``truncate`` turns and score each unfinished game with the
 evaluator. Same seed, same result.
 
@@ -127,15 +129,15 @@ def rollout_positions(
     """(N, 5) mean result probabilities of ``games`` cubeless rollout games of each board (player on roll).
 
     Game ``i`` of a board starts with the ``i mod 36``-th ordered roll. Every game is
-    played out by the evaluator's 0-ply choices, and all games of all boards move in one
-    batch. With ``settled`` (boards seen from the side on roll -> (M,) bool), a game whose
-    position is settled before a roll (every :data:`SETTLE_TURNS` turns) stops there and
-    scores the evaluator's probabilities for it.
+    played out by the evaluator's 0-ply choices (among the plays its screen ranks best, if it
+    has one), and all games of all boards move in one batch. With ``settled`` (boards seen
+    from the side on roll -> (M,) bool), a game whose position is settled before a roll
+    (every :data:`SETTLE_TURNS` turns) stops there and scores the evaluator's probabilities for it.
     """
     boards = np.asarray(boards)
     if games < 1:
         raise GammonError(f"a rollout needs at least 1 game a position; got {games}")
-    policy = evaluator_policy(evaluator)
+    policy = evaluator_policy(evaluator, screened=True)
     n = len(boards) * games
     probs = np.zeros((n, 5))
     current, dice = np.repeat(boards, games, axis=0), ORDERED_ROLLS[np.arange(n) % 36]
@@ -165,7 +167,7 @@ def _seen_by(probs: np.ndarray, swapped: np.ndarray) -> np.ndarray:
 
 
 def _cubeless(evaluator, board, games, seed, truncate, progress) -> RolloutResult:
-    policy = evaluator_policy(evaluator)
+    policy = evaluator_policy(evaluator, screened=True)
     started = time.perf_counter()
     per_game, truncated = [], 0
     for first in range(0, games, CHUNK):

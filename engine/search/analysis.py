@@ -27,7 +27,7 @@ from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
 from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import afterstate_probs, cubeless_equity, result_points, swap_sides
-from gammon.engine.search.evaluator import ProbabilityEvaluator, rolls_again
+from gammon.engine.search.evaluator import ProbabilityEvaluator, rolls_again, zero_ply_choice
 
 # gnubg's default root move filter: keep up to 8 moves within 0.16 of the best at 0-ply.
 FILTER_MOVES, FILTER_MARGIN = 8, 0.16
@@ -51,10 +51,8 @@ def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
     afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
                            variant=evaluator.variant)
     again = rolls_again(afterstates)
-    static = searched_afterstates(evaluator, afterstates.boards, 0, again)
-    best = best_in_groups(cubeless_equity(static), afterstates.offsets)
-    chosen = (static[best] if plies == 1
-              else searched_afterstates(evaluator, afterstates.boards[best], plies - 1, again[best]))
+    best, static = zero_ply_choice(evaluator, afterstates, again)
+    chosen = static if plies == 1 else searched_afterstates(evaluator, afterstates.boards[best], plies - 1, again[best])
     return (chosen.reshape(n, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
 
 

@@ -421,7 +421,8 @@ def _padded(dist: np.ndarray, bins: int) -> np.ndarray:
 
 
 def race_probabilities(mine: RaceDistributions, theirs: RaceDistributions, my_none_off: np.ndarray,
-                       their_none_off: np.ndarray) -> np.ndarray:
+                       their_none_off: np.ndarray, my_rows: np.ndarray | None = None,
+                       their_rows: np.ndarray | None = None) -> np.ndarray:
     """gnubg's five probabilities ``(N, 5)`` of the player on roll in a race, from each side's roll counts.
 
     The two sides' counts are taken as independent (the one-sided approximation). I roll
@@ -431,21 +432,38 @@ def race_probabilities(mine: RaceDistributions, theirs: RaceDistributions, my_no
     my home board; losses mirror this with ``P_me_first(> n)``: the opponent's n-th roll
     comes after my n-th. Gammon and backgammon chances are capped by the wins (losses) and
     gammons they belong to, which independent estimates need not respect.
+
+    ``my_rows`` and ``their_rows`` ((N,) indices, both or neither) pick each position's sides
+    out of ``mine`` and ``theirs`` when these hold each distinct side once: a search's batch
+    repeats sides, and each side's tails are then summed once.
     """
     bins = max(d.shape[1] for d in (*mine, *theirs))
     mine = RaceDistributions(*(_padded(d, bins) for d in mine))
     theirs = RaceDistributions(*(_padded(d, bins) for d in theirs))
-    probs = np.zeros((len(mine.rolls), 5))
-    probs[:, 0] = (mine.rolls * _survival(theirs.rolls)).sum(axis=1)
-    probs[:, 1] = np.where(their_none_off, (mine.rolls * _survival(theirs.first)).sum(axis=1), 0.0)
-    probs[:, 2] = np.where(their_none_off, (mine.rolls * _survival(theirs.clear)).sum(axis=1), 0.0)
-    probs[:, 3] = np.where(my_none_off, (theirs.rolls * _beyond(mine.first)).sum(axis=1), 0.0)
-    probs[:, 4] = np.where(my_none_off, (theirs.rolls * _beyond(mine.clear)).sum(axis=1), 0.0)
+    if my_rows is None:
+        my_rows, their_rows = np.arange(len(mine.rolls)), np.arange(len(theirs.rolls))
+
+    def dot(a: np.ndarray, a_rows: np.ndarray, b: np.ndarray, b_rows: np.ndarray) -> np.ndarray:
+        return np.einsum("ij,ij->i", a[a_rows], b[b_rows])
+
+    probs = np.zeros((len(my_rows), 5))
+    probs[:, 0] = dot(mine.rolls, my_rows, _survival(theirs.rolls), their_rows)
+    probs[:, 1] = np.where(their_none_off, dot(mine.rolls, my_rows, _survival(theirs.first), their_rows), 0.0)
+    probs[:, 2] = np.where(their_none_off, dot(mine.rolls, my_rows, _survival(theirs.clear), their_rows), 0.0)
+    probs[:, 3] = np.where(my_none_off, dot(theirs.rolls, their_rows, _beyond(mine.first), my_rows), 0.0)
+    probs[:, 4] = np.where(my_none_off, dot(theirs.rolls, their_rows, _beyond(mine.clear), my_rows), 0.0)
     probs[:, 1] = np.minimum(probs[:, 1], probs[:, 0])
     probs[:, 2] = np.minimum(probs[:, 2], probs[:, 1])
     probs[:, 3] = np.minimum(probs[:, 3], np.maximum(1.0 - probs[:, 0], 0.0))
     probs[:, 4] = np.minimum(probs[:, 4], probs[:, 3])
     return probs
+
+
+def bearing_off(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
+    """(N,) bool: both sides have checkers left, every one of them in its own home board (none on the bar)."""
+    mine, theirs = mover_counts(boards), opponent_counts(boards, geometry)
+    return ((mine[:, POINTS:].sum(axis=1) == 0) & (theirs[:, POINTS:].sum(axis=1) == 0)
+            & (mine.sum(axis=1) > 0) & (theirs.sum(axis=1) > 0))
 
 
 def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Databases | None = None,
@@ -465,19 +483,15 @@ def bearoff_probabilities(boards, checkers: int = MAX_CHECKERS, databases: Datab
     P(win) is exact instead. Backgammons are impossible: no loser's checker can be in the
     winner's home board or on the bar.
     """
-    one, two = databases if databases is not None else default_databases()
     b = np.asarray(boards)
     b = b.reshape(-1, b.shape[-1])  # 26 cells, or 28: checkers still to enter count as on the bar (no bear-off)
+    probs, home = np.zeros((len(b), 5)), bearing_off(b, geometry)
+    if not home.any():  # nothing for the databases: they need not even be loaded
+        return probs, home
+    one, two = databases if databases is not None else default_databases()
     mine, theirs = mover_counts(b), opponent_counts(b, geometry)
     my_left, their_left = mine.sum(axis=1), theirs.sum(axis=1)
-    applies = (
-        (mine[:, POINTS:].sum(axis=1) == 0)
-        & (theirs[:, POINTS:].sum(axis=1) == 0)
-        & (my_left > 0)
-        & (their_left > 0)
-        & (np.maximum(my_left, their_left) <= one.max_checkers)
-    )
-    probs = np.zeros((len(b), 5))
+    applies = home & (np.maximum(my_left, their_left) <= one.max_checkers)
     rows = np.flatnonzero(applies)
     if len(rows) == 0:
         return probs, applies
@@ -502,10 +516,26 @@ class WithBearoff:
         self.evaluator = evaluator
         self.name = f"{evaluator.name}+bearoff"
         self.variant = evaluator.variant
-        self.databases = databases if databases is not None else default_databases()
+        self._databases = databases
+
+    @property
+    def databases(self) -> Databases:
+        """The databases, loaded (or built) when a bear-off first asks for them: a command that meets
+        none never pays for reading them."""
+        if self._databases is None:
+            self._databases = default_databases()
+        return self._databases
+
+    @property
+    def screen(self):
+        """The wrapped evaluator's screen (a pruning net, engine/search/evaluator.py), or None: it judges no
+        bear-off, so the databases change nothing in it."""
+        return getattr(self.evaluator, "screen", None)
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         boards = np.asarray(boards)
+        if not bearing_off(boards, self.variant.geometry).any():
+            return self.evaluator.probabilities(boards)
         probs, applies = bearoff_probabilities(boards, self.variant.checkers, self.databases, self.variant.geometry)
         if not applies.all():
             probs[~applies] = self.evaluator.probabilities(boards[~applies])

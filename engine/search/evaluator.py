@@ -13,6 +13,12 @@ and, for evaluators that estimate game outcomes (the neural networks),
   before rolling; columns in gnubg's order P(win), P(win gammon), P(win backgammon),
   P(lose gammon), P(lose backgammon), the gammon columns including backgammons.
 
+and, optionally, a ``screen`` (None or a callable ``screen(boards) -> (M,) float``): a cheap
+guess at the mover's equity of afterstates, NaN where it has none, with which a search
+ranks one roll's plays and judges only the best few with ``probabilities``
+(:func:`engine.search.evaluator.zero_ply_choice`; the shipped model's pruning net, built by
+``training/prune.py``);
+
 and ``variant``, the :class:`engine.rules.variants.Variant` of the game it evaluates: its
 checkers a side (15; 3 in hypergammon), how the board turns round to the other side, and
 its scoring. Finished positions (the mover has borne off every checker) are scored
@@ -80,6 +86,40 @@ def board_scores(evaluator: Evaluator, boards: np.ndarray, again: np.ndarray) ->
     return np.asarray(evaluator.score_afterstates(boards), dtype=np.float64)
 
 
+# Plays of one roll judged in full inside a search, of those a pruning net ranks best (gnubg keeps 10 with a
+# net 8 times cheaper than ours; benchmarks/RESULTS.md has what this costs in accuracy and gains in time).
+SCREEN_KEEP = 5
+
+
+def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates,
+                    again: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(best, probs)``: each group's best afterstate at 0-ply (flat index) and its (G, 5) probabilities for
+    the mover.
+
+    With an evaluator that has a ``screen`` (a pruning net, above), as gnubg
+    prunes inside its searches: only the SCREEN_KEEP plays of each group that the screen ranks
+    best are judged in full, with every play the screen does not judge (NaN) and every play
+    after which the mover rolls again.
+    """
+    boards, offsets = afterstates.boards, afterstates.offsets
+    screen = getattr(evaluator, "screen", None)
+    rows = np.arange(len(boards))
+    sizes = np.diff(offsets)
+    crowded = np.flatnonzero(np.repeat(sizes > SCREEN_KEEP, sizes) & ~again)  # groups with plays to prune
+    if screen is not None and len(crowded):
+        scores = np.full(len(boards), np.nan)
+        scores[crowded] = screen(boards[crowded])
+        unjudged = np.isnan(scores)
+        group = np.repeat(np.arange(len(sizes)), sizes)
+        rows = np.flatnonzero(unjudged | best_k_in_groups(np.where(unjudged, -np.inf, scores), group, SCREEN_KEEP))
+    probs = np.zeros((len(boards), 5))
+    probs[rows] = afterstate_probs(evaluator.probabilities, boards[rows], evaluator.variant, again[rows])
+    equity = np.full(len(boards), -np.inf)
+    equity[rows] = cubeless_equity(probs[rows])
+    best = best_in_groups(equity, offsets)
+    return best, probs[best]
+
+
 # A wild roll's two dice can be played a few dozen ways, each followed by any of six doubles:
 # 10,000 to 17,000 afterstates a turn. The bots go on to the doubles from the best few only.
 WILD_KEEP = 3
@@ -95,13 +135,18 @@ def wild_filter(evaluator: Evaluator, keep: int = WILD_KEEP) -> WildFilter:
     return best_few
 
 
-def evaluator_policy(evaluator: Evaluator) -> Policy:
-    """0-ply play: the afterstate with the best score for the mover (first one on ties).
+def evaluator_policy(evaluator: Evaluator, screened: bool = False) -> Policy:
+    """0-ply play: the afterstate with the best score for the mover (first one on ties). ``screened``, with
+    an evaluator that has a screen: the best of the plays it ranks best (:func:`zero_ply_choice`), as
+    gnubg's rollouts play; rollouts ask for it, a bot that plays a game does not.
 
     The policy carries its :func:`wild_filter` (``choose.wild_filter``), which the game loop hands
     to the move generator; only a variant with a wild roll uses it."""
+    screening = screened and getattr(evaluator, "screen", None) is not None
 
     def choose(afterstates: Afterstates) -> np.ndarray:
+        if screening:
+            return zero_ply_choice(evaluator, afterstates, rolls_again(afterstates))[0]
         return best_in_groups(afterstate_scores(evaluator, afterstates), afterstates.offsets)
 
     choose.wild_filter = wild_filter(evaluator)

@@ -1,0 +1,393 @@
+"""The nets evaluated in numpy: analysis answers without importing torch.
+
+torch trains the nets (:mod:`models.network`); judging positions with them needs only a
+few matrix products, which numpy does with less overhead a call and about as fast a
+position (``python -m gammon.benchmarks.thinking``), and without the two seconds that
+importing torch costs every command. So every player and analyst loaded by name
+(:mod:`models.players`) is a :class:`NumpyEvaluator`; the torch evaluator
+(:class:`models.network.NetEvaluator`) stays with training, where the weights change.
+
+A model here is one :class:`DenseNet` (a TDNet's twin) or :class:`OneSidedNet` (a
+one-sided race net's twin) per position class, routed as :class:`models.network.ClassNets`
+routes them (:func:`route`). Both twins compute exactly what their torch originals do, up to
+float rounding (``tests/test_inference.py`` holds them to 1e-6).
+
+Weights travel in a ``.npz`` file beside the ``.pt`` they come from (:func:`save_numpy`,
+written by ``python -m gammon.models.export``), read with ``allow_pickle=False``. The file
+records the SHA-256 of its ``.pt``; :func:`companion` hands it out only while the two still
+agree, so a retrained ``.pt`` is never answered by stale weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_write
+from gammon.engine.rules.board import (
+    CLASS_NAMES,
+    CONTACT,
+    CRASHED,
+    MAX_CHECKERS,
+    RACE,
+    mover_counts,
+    opponent_counts,
+    position_class,
+)
+from gammon.engine.rules.outcomes import RESULT_POINTS, cumulative_probs, exclusive_results, result_points
+from gammon.engine.rules.variants import STANDARD, Variant, variant_named
+from gammon.engine.search.bearoff import (
+    POINTS,
+    Databases,
+    RaceDistributions,
+    database_distributions,
+    default_databases,
+    race_probabilities,
+)
+from gammon.engine.search.evaluator import afterstate_equity
+from gammon.models.encoding import _point_units, encoder
+
+NUMPY_FORMAT = "gammon-weights-numpy"
+NUMPY_VERSION = 1
+ONE_SIDED = "one-sided"  # the ``kind`` of a one-sided race net, in both weight formats
+HEADS = ("rolls", "first", "clear")  # RaceDistributions' fields, in a one-sided net's output order
+ONE_SIDED_INPUTS = 101
+OPPONENT_HOME = slice(18, 24)  # a side's points 19..24: the other side's home board
+_PIPS = np.arange(1, 25)
+
+
+class Layer(NamedTuple):
+    """One dense layer: ``x @ weight + bias``; ``weight`` is ``(inputs, outputs)`` float32."""
+
+    weight: np.ndarray
+    bias: np.ndarray
+
+
+def forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
+    """The layers applied in turn, ReLU between them (in place: no array beyond one a layer)."""
+    for k, layer in enumerate(layers):
+        x = x @ layer.weight
+        x += layer.bias
+        if k < len(layers) - 1:
+            np.maximum(x, 0.0, out=x)
+    return x
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, in float64 (the engine's probabilities are float64)."""
+    z = logits.astype(np.float64)
+    z -= z.max(axis=-1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=-1, keepdims=True)
+    return z
+
+
+class DenseNet:
+    """A TDNet in numpy: encoded board -> hidden layers (ReLU) -> the six exclusive results."""
+
+    kind = "td"
+
+    def __init__(self, encoding: str, layers: list[Layer]):
+        self.encoding = encoding
+        self.layers = layers
+        self.hidden = tuple(len(layer.bias) for layer in layers[:-1])
+        self._encode, _ = encoder(encoding)
+
+    def results(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 6) exclusive-result probabilities for the player on roll."""
+        return softmax(forward(self.layers, self._encode(boards)))
+
+
+def one_sided_inputs(counts: np.ndarray) -> np.ndarray:
+    """(N, 24) checkers of one side on its points 1..24 -> (N, 101) float32 net inputs.
+
+    Tesauro's four units per point (96), then: checkers off / 15, pips / 100, checkers
+    outside the home board / 15, checkers in the other side's home board / 15, and the pips
+    still to come home (each checker outside counts its distance to the 6-point) / 50.
+    """
+    c = np.asarray(counts)
+    outside = c[:, POINTS:].sum(axis=1)
+    extra = np.stack([(MAX_CHECKERS - c.sum(axis=1)) / 15, (c * _PIPS).sum(axis=1) / 100, outside / 15,
+                      c[:, OPPONENT_HOME].sum(axis=1) / 15, (c[:, POINTS:] * _PIPS[:-POINTS]).sum(axis=1) / 50],
+                     axis=1)
+    return np.concatenate([_point_units(c), extra], axis=1, dtype=np.float32)
+
+
+def _certain_now(n: int, bins: int) -> np.ndarray:
+    out = np.zeros((n, bins))
+    out[:, 0] = 1.0
+    return out
+
+
+class OneSidedCounts:
+    """A race judged one side at a time (:mod:`models.onesided` says why): the part that needs no net.
+
+    A subclass gives ``bins`` and :meth:`side_counts`, the net's three roll-count
+    distributions of sides outside the database's reach; this class answers home-board sides
+    from the one-sided database and combines two sides into the race's probabilities.
+    """
+
+    bins: int
+    databases: Databases | None = None  # loaded on first use
+
+    def side_counts(self, counts: np.ndarray) -> np.ndarray:
+        """(N, 3, bins) the net's roll-count probabilities (HEADS order) of sides ``(N, 24)``."""
+        raise NotImplementedError
+
+    def _databases(self) -> Databases:
+        if self.databases is None:
+            self.databases = default_databases()
+        return self.databases
+
+    def distributions(self, counts: np.ndarray, dtype=np.float64) -> RaceDistributions:
+        """One side's roll counts ``(N, 24)`` -> its RaceDistributions, ``(N, bins)`` each.
+
+        Home-board positions come from the one-sided database, the others from the net; a
+        side with nothing in the other side's home board has nothing to clear. (Training asks
+        for float32: it evaluates millions of afterstates.)
+        """
+        counts = np.asarray(counts)
+        out = np.zeros((len(counts), len(HEADS), self.bins), dtype=dtype)
+        home = counts[:, POINTS:].sum(axis=1) == 0
+        if home.any():
+            exact = database_distributions(self._databases().one, counts[home, :POINTS])
+            out[home, :, : exact.rolls.shape[1]] = np.stack(exact, axis=1)
+        outside = np.flatnonzero(~home)
+        if len(outside):
+            out[outside] = self.side_counts(counts[outside])
+            cleared = outside[counts[outside, OPPONENT_HOME].sum(axis=1) == 0]
+            out[cleared, HEADS.index("clear")] = _certain_now(len(cleared), self.bins)
+        return RaceDistributions(*(out[:, k] for k in range(len(HEADS))))
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 5) gnubg probabilities of the player on roll in race positions (both sides with checkers left)."""
+        b = np.asarray(boards)
+        mine, theirs = mover_counts(b)[:, :24], opponent_counts(b)[:, :24]
+        # A search's batch repeats sides (one side's position under every play of the other):
+        # each distinct side is evaluated once.
+        sides = np.ascontiguousarray(np.concatenate([mine, theirs]), dtype=np.int8)
+        _, first, which = np.unique(sides.view(f"V{sides.shape[1]}").ravel(), return_index=True, return_inverse=True)
+        dists = self.distributions(sides[first])
+        return race_probabilities(dists, dists, mine.sum(axis=1) == MAX_CHECKERS, theirs.sum(axis=1) == MAX_CHECKERS,
+                                  which[: len(b)], which[len(b):])
+
+    def results(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 6) exclusive-result probabilities for the player on roll."""
+        return exclusive_results(self.probabilities(boards))
+
+
+class OneSidedNet(OneSidedCounts):
+    """A one-sided race net in numpy: one side's inputs -> hidden layers -> three softmaxes over 0..bins-1 rolls."""
+
+    kind = ONE_SIDED
+
+    def __init__(self, layers: list[Layer], bins: int):
+        self.layers = layers
+        self.bins = int(bins)
+        self.hidden = tuple(len(layer.bias) for layer in layers[:-1])
+
+    def side_counts(self, counts: np.ndarray) -> np.ndarray:
+        logits = forward(self.layers, one_sided_inputs(counts))
+        return softmax(logits.reshape(len(counts), len(HEADS), self.bins))
+
+
+def check_class_names(names) -> None:
+    """A model has one net ``all``, or nets for ``contact`` and ``race`` (and maybe ``crashed``)."""
+    names = set(names)
+    if not (names == {"all"} or {"contact", "race"} <= names <= set(CLASS_NAMES)):
+        raise GammonError(f"a model has one net 'all', or nets for 'contact' and 'race' (and maybe 'crashed'); "
+                          f"got {sorted(names)}")
+
+
+def route(names, boards: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """(net name, indices of the boards it answers) for every net of ``names`` with work to do:
+    each board goes to its class's net, crashed ones to the contact net where there is no crashed net."""
+    if "all" in names:
+        return [("all", np.arange(len(boards)))]
+    classes = position_class(boards)
+    if "crashed" not in names:
+        classes = np.where(classes == CRASHED, CONTACT, classes)
+    return [(name, np.flatnonzero(classes == CLASS_NAMES.index(name))) for name in names
+            if (classes == CLASS_NAMES.index(name)).any()]
+
+
+def distinct_rows(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: the index of each distinct board's first row, and each row's distinct board.
+
+    A search's batches repeat afterstates (one play reached by several rolls, one position
+    under different plays of the roll before): each is evaluated once.
+    """
+    rows = np.ascontiguousarray(boards)
+    keys = rows.view(f"V{rows.shape[1] * rows.itemsize}").ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse
+
+
+class NumpyModel:
+    """One numpy net per position class (or one net, ``all``), as :class:`models.network.ClassNets`."""
+
+    def __init__(self, nets: dict[str, DenseNet | OneSidedNet]):
+        check_class_names(nets)
+        if any(isinstance(net, OneSidedNet) for name, net in nets.items() if name != "race"):
+            raise GammonError("only the race net may be a one-sided race net")
+        self.nets = nets
+
+    def results(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 6) exclusive-result probabilities for the player on roll, each distinct board evaluated once."""
+        boards = np.asarray(boards)
+        if len(boards) == 0:
+            return np.zeros((0, 6))
+        first, inverse = distinct_rows(boards)
+        distinct = boards[first]
+        out = np.empty((len(distinct), 6))
+        for name, rows in route(self.nets, distinct):
+            out[rows] = self.nets[name].results(distinct[rows])
+        return out[inverse]
+
+
+class ResultsEvaluator:
+    """An engine evaluator (see engine.search.evaluator) built on a net's six exclusive results: a
+    subclass gives :meth:`results`, in numpy (:class:`NumpyEvaluator`) or torch (``NetEvaluator``)."""
+
+    def __init__(self, name: str = "net", meta: dict | None = None, variant: Variant = STANDARD):
+        self.name = name
+        self.meta = meta or {}
+        self.variant = variant  # the game it evaluates: scores finished games, turns boards round
+
+    def results(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 6) exclusive-result probabilities for the player on roll."""
+        raise NotImplementedError
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        probs = cumulative_probs(self.results(boards))
+        if not self.variant.backgammons:  # the net's six outputs include them; this game scores none
+            probs[:, [2, 4]] = 0.0
+        return probs
+
+    def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
+        return afterstate_equity(self, boards)
+
+
+class Screen:
+    """A pruning net as a search's screen (``screen`` in engine/search/evaluator.py): a cheap guess at each
+    afterstate's equity, to rank one roll's plays before the best few are judged in full.
+
+    It judges what it was trained on (:mod:`training.prune`): undecided afterstates whose
+    opponent, on roll, is in contact (or crashed); the others get NaN, and the search judges
+    them all in full.
+    """
+
+    def __init__(self, net: DenseNet, variant: Variant):
+        self.net = net
+        self.variant = variant
+
+    def __call__(self, boards: np.ndarray) -> np.ndarray:
+        """(M,) the mover's cubeless equity of each afterstate by the pruning net; NaN where it does not judge."""
+        first, inverse = distinct_rows(np.asarray(boards))
+        boards = np.asarray(boards)[first]
+        on_roll = self.variant.geometry.flip(boards)
+        judged = (result_points(boards, self.variant.checkers) == 0) & (position_class(on_roll) != RACE)
+        out = np.full(len(boards), np.nan)
+        if judged.any():
+            out[judged] = -(self.net.results(on_roll[judged]) @ RESULT_POINTS)
+        return out[inverse]
+
+
+class NumpyEvaluator(ResultsEvaluator):
+    """A numpy model as an engine evaluator: what every command analyses and plays with. With a
+    pruning net (``screen``), searches judge in full only the plays it ranks best."""
+
+    def __init__(self, model: NumpyModel, name: str = "net", meta: dict | None = None,
+                 variant: Variant = STANDARD, screen: Screen | None = None):
+        super().__init__(name, meta, variant)
+        self.model = model
+        self.screen = screen
+
+    def results(self, boards: np.ndarray) -> np.ndarray:
+        return self.model.results(boards)
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (a weights file is a megabyte or two: read whole)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def companion_path(weights: str | Path) -> Path:
+    """Where the numpy companion of a ``.pt`` weights file lives: beside it, suffix ``.npz``."""
+    return Path(weights).with_suffix(".npz")
+
+
+def save_numpy(path: str | Path, model: NumpyModel, meta: dict, source_digest: str) -> None:
+    """Write ``model`` as a ``.npz`` atomically: a JSON header (format, nets, meta, the source's digest) and
+    each layer's weight and bias."""
+    header = {"format": NUMPY_FORMAT, "version": NUMPY_VERSION, "source_sha256": source_digest, "meta": meta,
+              "nets": {name: {"kind": net.kind, "hidden": list(net.hidden),
+                              **({"bins": net.bins} if net.kind == ONE_SIDED else {"encoding": net.encoding})}
+                       for name, net in model.nets.items()}}
+    arrays = {"header": np.array(json.dumps(header))}
+    for name, net in model.nets.items():
+        for k, layer in enumerate(net.layers):
+            arrays[f"{name}.{k}.weight"], arrays[f"{name}.{k}.bias"] = layer.weight, layer.bias
+
+    def write(f):
+        buffer = io.BytesIO()  # np.savez seeks in the file it writes; a pipe or link target need not allow it
+        np.savez(buffer, **arrays)
+        f.write(buffer.getvalue())
+
+    atomic_write(path, write)
+
+
+def load_numpy(path: str | Path, name: str | None = None) -> tuple[NumpyEvaluator, str]:
+    """``(evaluator, source digest)`` of a ``.npz`` written by :func:`save_numpy`; GammonError says what is wrong."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            if header.get("format") != NUMPY_FORMAT or header.get("version") != NUMPY_VERSION:
+                raise ValueError(f"not a {NUMPY_FORMAT} file of version {NUMPY_VERSION}")
+            nets = {}
+            for net_name, spec in header["nets"].items():
+                layers = [Layer(data[f"{net_name}.{k}.weight"], data[f"{net_name}.{k}.bias"])
+                          for k in range(len(spec["hidden"]) + 1)]
+                nets[net_name] = (OneSidedNet(layers, spec["bins"]) if spec["kind"] == ONE_SIDED
+                                  else DenseNet(spec["encoding"], layers))
+    except (OSError, KeyError, ValueError, TypeError, EOFError) as exc:
+        raise GammonError(f"{str(path)!r} is not a readable gammon numpy weights file "
+                          f"({type(exc).__name__}: {exc})".split("\n")[0]) from None
+    meta = header.get("meta", {})
+    variant = variant_named(meta.get("config", {}).get("variant", "standard"))
+    return NumpyEvaluator(NumpyModel(nets), name or path.stem, meta, variant), header.get("source_sha256", "")
+
+
+def companion(weights: str | Path) -> NumpyEvaluator | None:
+    """The numpy evaluator of a ``.pt`` weights file from its ``.npz`` companion, or None where there is
+    none or it was made from other bytes than the ``.pt`` holds now."""
+    path = companion_path(weights)
+    if not path.is_file():
+        return None
+    evaluator, digest = load_numpy(path, Path(weights).stem)
+    return evaluator if digest == file_digest(weights) else None
+
+
+def pruning_path(weights: str | Path) -> Path:
+    """Where a model's pruning net (:mod:`training.prune`) is shipped: ``NAME-prune.pt`` beside ``NAME.pt``."""
+    weights = Path(weights)
+    return weights.with_name(f"{weights.stem}-prune.pt")
+
+
+def load_screen(weights: str | Path, variant: Variant) -> Screen | None:
+    """The screen of the pruning net shipped beside ``weights`` (from its numpy companion), or None where
+    there is none or it was taught by other weights than ``weights`` holds now."""
+    prune = companion(pruning_path(weights)) if pruning_path(weights).is_file() else None
+    if prune is None or prune.meta.get("pruning", {}).get("teacher_sha256") != file_digest(weights):
+        return None
+    return Screen(prune.model.nets["all"], variant)

@@ -1,0 +1,114 @@
+"""The pruning net inside searches (engine.search.evaluator.zero_ply_choice) and its training (training/prune.py)."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gammon.engine.rules.board import flip, starting_board
+from gammon.engine.rules.dice import ROLLS
+from gammon.engine.rules.movegen import generate
+from gammon.engine.search.analysis import position_probs
+from gammon.engine.search.evaluator import SCREEN_KEEP, afterstate_equity
+from gammon.models.inference import load_screen, pruning_path
+from gammon.models.players import load_analyst
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@pytest.fixture(scope="module")
+def analyst():
+    return load_analyst("default")
+
+
+@pytest.fixture(scope="module")
+def middle_game():
+    """A few positions a couple of moves into a game, both sides in contact."""
+    boards = []
+    rng = np.random.default_rng(5)
+    board = starting_board()
+    for _ in range(6):
+        after = generate(board[None], ROLLS[rng.integers(len(ROLLS))][None]).boards
+        board = flip(after[rng.integers(len(after))])
+        boards.append(board)
+    return np.stack(boards)
+
+
+def searched(analyst, boards, screen, plies=1):
+    kept = analyst.evaluator.screen
+    analyst.evaluator.screen = screen
+    try:
+        return position_probs(analyst, boards, plies)
+    finally:
+        analyst.evaluator.screen = kept
+
+
+def test_the_shipped_model_searches_with_its_pruning_net(analyst):
+    assert analyst.screen is not None
+
+
+def test_a_screen_that_ranks_as_the_net_does_changes_nothing(analyst, middle_game):
+    def exact(boards):
+        return afterstate_equity(analyst.evaluator, boards)
+
+    np.testing.assert_allclose(searched(analyst, middle_game, exact), searched(analyst, middle_game, None), atol=1e-6)
+
+
+def test_a_screen_that_ranks_backwards_is_obeyed(analyst, middle_game):
+    def backwards(boards):
+        return -afterstate_equity(analyst.evaluator, boards)
+
+    worse = searched(analyst, middle_game, backwards)
+    full = searched(analyst, middle_game, None)
+    # at 1-ply the side on roll plays each roll: judging only its worst plays costs it
+    assert (full[:, 0] - worse[:, 0]).mean() > 0.02
+
+
+def test_unjudged_plays_are_always_judged_in_full(analyst, middle_game):
+    np.testing.assert_allclose(searched(analyst, middle_game, lambda b: np.full(len(b), np.nan)),
+                               searched(analyst, middle_game, None), atol=1e-6)
+
+
+@pytest.mark.parametrize("side", ["first", "second"])
+def test_the_pruning_net_keeps_the_best_opening_play_of_every_roll(analyst, side):
+    board = starting_board()
+    if side == "second":  # the reply: the opponent has played 3-1 (8/5 6/5)
+        after = generate(board[None], np.array([[3, 1]])).boards
+        board = flip(after[np.argmax(afterstate_equity(analyst, after))])
+    for dice in ROLLS:
+        after = generate(board[None], dice[None]).boards
+        best = np.argmax(afterstate_equity(analyst, after))
+        scores = analyst.screen(after)
+        assert (scores > scores[best]).sum() < SCREEN_KEEP, f"{dice}: the best play ranks below {SCREEN_KEEP}"
+
+
+def test_a_pruning_net_taught_by_other_weights_is_ignored(tmp_path):
+    weights = tmp_path / "net.pt"
+    shutil.copy(MODELS / "default.pt", weights)
+    for suffix in (".pt", ".npz"):
+        shutil.copy(MODELS / f"default-prune{suffix}", tmp_path / f"net-prune{suffix}")
+    assert pruning_path(weights).is_file()
+    assert load_screen(weights, analyst_variant()) is not None
+    weights.write_bytes(weights.read_bytes() + b"\0")
+    assert load_screen(weights, analyst_variant()) is None
+
+
+def analyst_variant():
+    from gammon.engine.rules.variants import STANDARD
+
+    return STANDARD
+
+
+def test_a_tiny_pruning_run_writes_a_net_that_ranks_better_than_chance(tmp_path):
+    from gammon.training.prune import PruneConfig, train_prune
+
+    config = PruneConfig(positions=600, rolls=2, epochs=4, hidden=8, batch=256, holdout=0.3)
+    weights = train_prune(MODELS / "default.pt", tmp_path, config, progress=False)
+    assert weights.is_file()
+    from gammon.models.network import load_weights
+
+    meta = load_weights(weights).meta["pruning"]
+    assert meta["teacher_sha256"]
+    # a random ranking keeps the best play with the share of plays kept; the fitted net clearly more often
+    assert meta["best_kept_at_5"] > meta["best_kept_at_5_by_chance"] + 0.15
