@@ -355,6 +355,7 @@ def rollout(device: torch.device, args) -> dict:
     games side by side, after checking one-turn rollouts of workload positions against the host's."""
     deadline = time.perf_counter() + args.budget
     evaluator = load_analyst("default")
+    evaluator.evaluator.screen = None  # the device judges every play in full; the host is checked the same way
     analyst = DeviceAnalyst.of(evaluator, device)
     boards, _, _ = load_workload(args.workload)
     report = {"unit": "games/s", "rate": "games_per_s", **check_rollouts(analyst, evaluator, boards[:CHECKED_BOARDS])}

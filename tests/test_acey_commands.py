@@ -192,7 +192,7 @@ def test_the_heuristic_beats_random_and_pubeval_and_gnubg_are_refused():
 
 def test_a_trained_net_loads_for_acey_deucey_only_and_plays_a_demo_to_the_end(capsys, trained):
     net = load_weights(trained)
-    assert net.variant is ACEY and {n.encoding for n in net.model.nets.values()} == {"tesauro198+enter"}
+    assert net.variant is ACEY and {n.encoding for n in net.net.nets.values()} == {"tesauro198+enter"}
     code, out, _ = run(capsys, "demo", *V, "--x", trained, "--seed", "4")
     assert code == 0 and out.startswith(f"acey-deucey game, X ({trained}) vs O (heuristic)")
     assert "to enter X 15, O 15" in out and " wins a " in out.splitlines()[-1]
