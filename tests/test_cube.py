@@ -32,7 +32,7 @@ def test_views_money_match_crawford_and_doubled():
     (dict(value=3), "power of two"),
     (dict(owner="bot"), "cube owner"),
     (dict(away=(0, 3)), "1- to 25-away"),
-    (dict(away=(3, 4), crawford=True), "exactly one player 1-away"),
+    (dict(away=(3, 4), crawford=True), "needs a player 1-away"),
     (dict(crawford=True), "money cube has no score"),
     (dict(away=(3, 4), jacoby=True), "money rules"),
 ])

@@ -337,3 +337,10 @@ def test_gammon_web_on_a_port_in_use_is_one_line(capsys):
         assert main(["web", "--port", str(taken.getsockname()[1])]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot listen on 127.0.0.1" in err
+
+
+def test_a_one_point_match_plays_past_the_bots_opening_move(client):
+    """Issue 32 row 1: both players start 1-away, the cube dead; the bot's first move asked for a Crawford cube."""
+    game = to_move_prompt(client, new_game(client, length=1, seed=1))
+    after = send(client, game, game["legal"][0])
+    assert after["position"] != game["position"] and not any("error" in line for line in after["log"])

@@ -50,8 +50,8 @@ class Cube:
         if not (1 <= my_away <= MAX_AWAY and 1 <= opp_away <= MAX_AWAY):
             raise GammonError(f"each player is 1- to {MAX_AWAY}-away (Kazaross-XG2's 1- to {TABLE_AWAY}-away, "
                              f"extended); got {my_away} and {opp_away}")
-        if self.crawford and (my_away == 1) == (opp_away == 1):
-            raise GammonError("the Crawford game needs exactly one player 1-away")
+        if self.crawford and 1 not in (my_away, opp_away):  # both 1-away: a 1-point match, its cube dead from the start
+            raise GammonError("the Crawford game needs a player 1-away")
         if self.jacoby or self.beavers:
             raise GammonError("Jacoby and beavers are money rules; a match cube has neither")
 
