@@ -409,3 +409,11 @@ def test_a_game_that_starts_with_the_cube_raised_keeps_it_through_a_round_trip()
     back = read_sgf(write_sgf(log))
     assert back.games[0].cube == log.games[0].cube and f"CV[{log.games[0].cube}]" in write_sgf(log)
 
+
+
+def test_variations_nested_past_the_limit_are_refused_in_one_line():
+    """Issue 32 row 2: 1,100 nested variations raised RecursionError (an HTTP 500 on the web board)."""
+    text = "(;FF[4]GM[6]" + "(;B[12lnno]" * 1100 + ")" * 1101
+    with pytest.raises(MatchFileError, match="nested more than 100 deep") as info:
+        read_sgf(text, "deep.sgf")
+    assert "\n" not in str(info.value) and "deep.sgf" in str(info.value)

@@ -58,6 +58,9 @@ class _Node:
         return values[0] if values else None
 
 
+MAX_NESTING = 100  # variations inside variations; gnubg writes none
+
+
 class _Syntax:
     """SGF text as its game trees, each read as its main line of nodes.
 
@@ -94,9 +97,11 @@ class _Syntax:
             trees.append((self.line(self.pos), self.tree()))
         return trees
 
-    def tree(self) -> list[_Node]:
+    def tree(self, depth: int = 0) -> list[_Node]:
         """The tree opening at the current '(': its sequence, then its first variation."""
         start = self.pos
+        if depth > MAX_NESTING:  # read by recursion: refused before Python's own limit
+            raise self.fault(f"variations nested more than {MAX_NESTING} deep", start)
         self.pos += 1
         if self.peek() != ";":
             raise self.fault("a game tree starts with a node (';')", self.pos)
@@ -105,7 +110,7 @@ class _Syntax:
             nodes.append(self.node())
         first = True
         while self.peek() == "(":
-            variation = self.tree()
+            variation = self.tree(depth + 1)
             if first:
                 nodes.extend(variation)
                 first = False
