@@ -344,3 +344,15 @@ def test_a_one_point_match_plays_past_the_bots_opening_move(client):
     game = to_move_prompt(client, new_game(client, length=1, seed=1))
     after = send(client, game, game["legal"][0])
     assert after["position"] != game["position"] and not any("error" in line for line in after["log"])
+
+
+@pytest.mark.parametrize("dice", ["77", "a1", "0"])
+def test_bad_dice_on_the_board_are_refused_with_or_without_a_move(client, dice):
+    """Issue 32 row 11: /api/board ignored dice it could not read when no move came with them."""
+    response = client.get("/api/board", params={"position": "4HPwATDgc/ABMA", "dice": dice})
+    assert response.status_code == 400, response.text
+
+
+def test_dice_on_the_board_without_a_move_are_drawn(client):
+    response = client.get("/api/board", params={"position": "4HPwATDgc/ABMA", "dice": "31"})
+    assert response.status_code == 200 and response.json()["state"]["dice"] == [3, 1]

@@ -164,9 +164,11 @@ def create_app(model: str = "default") -> FastAPI:
         borne off, or as a source, in Acey-Deucey, a checker entering from off the board)."""
         rules = variant_named(variant)
         board, state = position_in_variant(position, rules)
-        arrows, title = [], position
+        arrows, title, typed = [], position, roll(dice)  # dice are read (and bad ones refused) with or without a move
+        if move is None and typed is not None:
+            state = replace(state or MatchState(), dice=typed)  # drawn on the board
         if move is not None:
-            dice = dice_for(roll(dice), state)
+            dice = dice_for(typed, state)
             play = find_play(board, dice, move, rules)
             # A checker entering from off the board (Acey-Deucey) starts at the tray, where it waited.
             arrows = [[0 if s == OFF_BOARD else s, t] for s, t in play_steps(board, play.steps)]
