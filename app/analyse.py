@@ -10,7 +10,7 @@ import sys
 
 from tqdm import tqdm
 
-from gammon.app.arguments import dice_for, draw, need_position, parse_dice, position_in_variant
+from gammon.app.arguments import dice_for, draw, is_batch, need_position, parse_dice, position_in_variant
 from gammon.app.batch import run_batch
 from gammon.app.rollouts import batch_rollout, refuse_batch_options
 from gammon.engine.cube.money import cube_efficiency, cubeful_equity
@@ -153,7 +153,7 @@ def _run_batch(args, answer) -> int:
 def cmd_hint(args) -> int:
     from gammon.models.players import load_analyst
 
-    if args.batch:
+    if is_batch(args):
         return _run_batch(args, batch_hint)
     board, state = position_in_variant(need_position(args), args.variant)
     net = load_analyst(args.model, variant=args.variant)
@@ -174,7 +174,7 @@ def cmd_hint(args) -> int:
 def cmd_cube(args) -> int:
     from gammon.models.players import load_analyst
 
-    if args.batch:
+    if is_batch(args):
         return _run_batch(args, batch_cube)
     board, state = position_in_variant(need_position(args), args.variant)
     result = cube_report(load_analyst(args.model, variant=args.variant), args.position, board, state, args.ply)
@@ -217,7 +217,7 @@ def cmd_rollout(args) -> int:
 
     if args.device and (args.cubeful or args.batch):
         raise GammonError("--device rolls one position out cubeless; --cubeful and --batch run in numpy")
-    if args.batch:
+    if is_batch(args):
         return batch_rollout(args)
     refuse_batch_options(args)
     board, state = position_in_variant(need_position(args), args.variant)

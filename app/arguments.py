@@ -32,6 +32,20 @@ def dice_for(dice: tuple[int, int] | None, state) -> tuple[int, int]:
     return dice
 
 
+def is_batch(args) -> bool:
+    """Whether a hint, cube or rollout command runs a batch file (``--batch``); what the other way would
+    silently drop is refused in one line: a position or ``--dice`` beside ``--batch``, ``--out`` without it."""
+    if args.batch:
+        if args.position:
+            raise GammonError("give a position or --batch IN.jsonl, not both: the batch file names its positions")
+        if getattr(args, "dice", None):
+            raise GammonError("--dice goes with one position: each batch line carries its own dice")
+        return True
+    if args.out:
+        raise GammonError("--out goes with --batch IN.jsonl; one position is answered on the screen")
+    return False
+
+
 def need_position(args) -> str:
     if not args.position:
         raise BoardError("give a position (Position ID, PositionID:MatchID or XGID), "

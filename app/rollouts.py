@@ -183,6 +183,6 @@ def batch_rollout(args) -> int:
 
 def refuse_batch_options(args) -> None:
     """One position is rolled out here, in this process: the batch options would do nothing."""
-    for given, name in ((args.out, "--out"), (args.workers, "--workers"), (args.ray, "--ray")):
+    for given, name in ((args.workers, "--workers"), (args.ray, "--ray")):
         if given:
             raise GammonError(f"{name} goes with --batch IN.jsonl; one position is rolled out in this process")

@@ -204,3 +204,22 @@ def test_fuzz_the_batch_line_handler_answers_or_reports(line, number, kind):
     assert "\n" not in text and isinstance(record, dict) and "id" in record
     if not answered:
         assert record["line"] == number and isinstance(record["error"], str) and record["error"]
+
+
+@pytest.mark.parametrize("args", [
+    ["hint", "--out", "{out}", "4HPwATDgc/ABMA", "--dice", "31"],
+    ["cube", "--out", "{out}", "4HPwATDgc/ABMA"],
+    ["rollout", "--out", "{out}", "4HPwATDgc/ABMA", "--games", "36"],
+    ["hint", "--batch", "{inp}", "--out", "{out}", "4HPwATDgc/ABMA"],
+    ["hint", "--batch", "{inp}", "--out", "{out}", "--dice", "31"],
+    ["cube", "--batch", "{inp}", "--out", "{out}", "4HPwATDgc/ABMA"],
+    ["rollout", "--batch", "{inp}", "--out", "{out}", "4HPwATDgc/ABMA"],
+], ids=lambda a: " ".join(a[:3]))
+def test_options_one_way_would_ignore_are_a_usage_error(tmp_path, capsys, args):
+    """Issue 32 row 12: --out without --batch, or a position or --dice beside it, was silently dropped."""
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    inp.write_text('{"id": 1, "position_id": "4HPwATDgc/ABMA", "dice": [3, 1]}\n')
+    code = main([a.format(inp=inp, out=out) for a in args])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and ("goes with" in err or "not both" in err), err
+    assert not out.exists()
