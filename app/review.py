@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 from pathlib import Path
 
 from tqdm import tqdm
 
 from gammon.engine.errors import GammonError
-from gammon.engine.files import atomic_text
+from gammon.engine.files import atomic_text, check_output
 from gammon.engine.records.match_files import MATCH_SUFFIXES, load_match
 from gammon.engine.records.svg import board_svg
 from gammon.engine.review.match_analysis import BLUNDER, DOUBTFUL, ERROR, MatchAnalysis, analyse
@@ -61,14 +62,18 @@ def cmd_analyze(args) -> int:
     files = match_files(Path(args.file))
     if len(files) > 1 and (args.json or args.html):
         raise GammonError("--json and --html take one match file; give a file, not a folder")
-    logs = [load_match(f) for f in files]  # every file read (and checked) before the long part starts
-    for log in logs:
-        replay(log)
+    for output, what in ((args.json, "--json"), (args.html, "--html")):
+        if output:
+            check_output(output, what)
+    files, logs, refused = readable_matches(files)  # every file read (and checked) before the long part starts
+    if not files:
+        return 1
     evaluator = load_analyst(args.model)
     totals: dict[str, list[float]] = {}  # name -> [decisions, loss in mp, luck in mp, rolls]
     for path, log in zip(files, logs):
-        count = sum(len(g.actions) for g in log.games)
-        with tqdm(total=count, unit="decision", desc=path.name, disable=args.quiet, leave=False) as bar:
+        count = len(replay(log))  # the decisions analyse() reports on: moves, and cube decisions made or not
+        with tqdm(total=count, unit="decision", desc=path.name, disable=args.quiet or not sys.stderr.isatty(),
+                  leave=False) as bar:
             result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update)
         print(f"{path}: {'money session' if not log.length else f'{log.length}-point match'}, "
               f"{len(log.games)} games, {log.players[0]} {log.final_score[0]} - {log.players[1]} "
@@ -86,13 +91,35 @@ def cmd_analyze(args) -> int:
         if args.html:
             atomic_text(args.html, html_report(result, path.name))
             print(f"wrote {args.html}")
+    if refused:
+        print(f"{refused} file(s) refused (above); the others analysed", file=sys.stderr)
     if len(files) > 1:
         print(f"{len(files)} files; per player over all of them:")
         print(f"{'player':<24}{'decisions':>10}{'error rate (mp)':>17}{'PR':>7}{'luck (mp/roll)':>16}")
         for name, (decisions, loss, luck, rolls) in sorted(totals.items()):
             rate = loss / max(decisions, 1)
             print(f"{name:<24}{decisions:>10}{rate:>17.2f}{rate / 2:>7.2f}{luck / max(rolls, 1):>16.2f}")
-    return 0
+    return 1 if refused else 0
+
+
+def readable_matches(files: list[Path]) -> tuple[list[Path], list, int]:
+    """``(files, logs, refused)``: each file read and replayed through the rules. One file that fails is the
+    command's error (rc 2); in a folder each failure is reported in one line and the rest go on (rc 1)."""
+    if len(files) == 1:
+        log = load_match(files[0])
+        replay(log)
+        return files, [log], 0
+    kept, logs = [], []
+    for path in files:
+        try:
+            log = load_match(path)
+            replay(log)
+        except (GammonError, OSError) as exc:
+            print(f"gammon analyze: error: {exc}", file=sys.stderr)
+            continue
+        kept.append(path)
+        logs.append(log)
+    return kept, logs, len(files) - len(kept)
 
 
 # -- the HTML report -------------------------------------------------------------------------

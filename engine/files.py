@@ -68,6 +68,16 @@ def atomic_file(path, mode: str = "wb", make_folders: bool = True):
         raise
 
 
+def check_output(path, what: str = "output") -> None:
+    """Refuse, before any long work, an output path that names a folder or lies in a folder that does not
+    exist (GammonError naming the user's path): the work would be lost when the file could not be written."""
+    target = _target(Path(path))
+    if target.is_dir():
+        raise GammonError(f"{what} {str(path)!r} is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise GammonError(f"{what} {str(path)!r}: the folder {str(target.parent)!r} does not exist")
+
+
 def atomic_write(path, write) -> None:
     """Call ``write(binary_file)`` and put the result at ``path`` whole or not at all (:func:`atomic_file`)."""
     with atomic_file(path) as f:

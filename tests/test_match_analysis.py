@@ -125,9 +125,27 @@ def test_gammon_analyze_reports_a_gnubg_match_as_text_json_and_html(tmp_path, ca
     folder = tmp_path / "matches"
     folder.mkdir()
     shutil.copy(match, folder / "one.sgf")
-    (folder / "two.sgf").write_text(match.read_text()[:-40])  # cut short: refused before any analysis
-    assert main(["analyze", str(folder), "--quiet"]) == 2
-    assert "two.sgf" in capsys.readouterr().err
+    (folder / "two.sgf").write_text(match.read_text()[:-40])  # cut short: refused, the rest analysed (rc 1)
+    assert main(["analyze", str(folder), "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert "two.sgf" in captured.err and "one.sgf: 5-point match" in captured.out
+
+
+def test_analyze_checks_its_output_paths_before_the_work_and_draws_no_bar_into_a_file(tmp_path, capsys):
+    """Issue 32 rows 15 and 6: a missing folder was made (or the run failed after the analysis naming a
+    temporary file); the progress bar was written into redirected stderr with a wrong total."""
+    from pathlib import Path
+
+    from gammon.app.cli import main
+
+    match = Path(__file__).parent / "data" / "sgf" / "match5.sgf"
+    missing = tmp_path / "no" / "such" / "r.html"
+    assert main(["analyze", str(match), "--html", str(missing)]) == 2
+    assert "does not exist" in capsys.readouterr().err and not (tmp_path / "no").exists()
+    assert main(["analyze", str(match), "--json", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err and list(tmp_path.iterdir()) == []
+    assert main(["analyze", str(match)]) == 0
+    assert capsys.readouterr().err == ""  # stderr is no terminal here: no bar
 
 
 def test_every_gnubg_fixture_and_a_one_point_match_replay_through_the_rules():
