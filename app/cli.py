@@ -4,15 +4,19 @@ The themes live beside this file: :mod:`app.analyse` (show, moves, eval, hint, c
 rollout), :mod:`app.review` (analyze: whole matches), :mod:`app.play` (demo, play, match,
 serve), :mod:`app.chouette`, :mod:`app.tools` (train, bench), :mod:`app.odds` and
 :mod:`app.web` (the board in the browser). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
-that cannot be read or written) ends with one line on stderr and exit code 2; any
-other exception is a bug and keeps its traceback.
+that cannot be read or written) ends with one line on stderr and exit code 2; Ctrl-C with
+one line and 130, SIGTERM with one line and 143, each after the file being written is removed
+(engine/files.py cleans up on any exception); any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 
 from gammon.app import analyse, chouette, odds, play, review, tools, web
 from gammon.engine.errors import GammonError
@@ -29,14 +33,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the command's process like Ctrl-C's KeyboardInterrupt, so that what it was
+    writing is cleaned up on the way out."""
+
+
+@contextlib.contextmanager
+def sigterm_raises():
+    """SIGTERM raises :class:`Terminated` in this process while the block runs (in the main thread only; a
+    process forked meanwhile, a pool's worker, ends at SIGTERM as usual)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pid = os.getpid()
+
+    def terminate(signum, frame):
+        if os.getpid() != pid:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+        raise Terminated
+
+    before = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = argv[0] if argv else None
     try:
-        if command in tools.TOOLS:
-            return tools.run_tool(command, argv[1:])  # their own parsers take the rest
-        args = build_parser().parse_args(argv)
-        return args.run(args)
+        with sigterm_raises():
+            if command in tools.TOOLS:
+                return tools.run_tool(command, argv[1:])  # their own parsers take the rest
+            args = build_parser().parse_args(argv)
+            return args.run(args)
+    except KeyboardInterrupt:
+        print(f"gammon {command}: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        print(f"gammon {command}: terminated", file=sys.stderr)
+        return 143
     except GammonError as exc:  # a bad position, move, file or option: the user's to fix
         print(f"gammon {command}: error: {exc}", file=sys.stderr)
         return 2

@@ -2,8 +2,11 @@
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -244,3 +247,22 @@ def test_eval_hint_and_cube_take_a_variant_and_refuse_a_position_that_does_not_f
     assert json.loads(capsys.readouterr().out)["moves"][0]["move"]
     assert main(["cube", "4HPwATDgc/ABMA", "--variant", "hypergammon"]) == 2
     assert "a side has only 3" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_batch_stopped_by_a_signal_says_so_in_one_line_and_leaves_no_file(tmp_path, sig, code, word):
+    """Issue 32 row 13: Ctrl-C printed a 40-line traceback; SIGTERM left a 0-byte temporary file."""
+    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "dev_positions.jsonl").open()][:100]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "gnubgid": r["gnubgid"], "dice": r["dice"]}) + "\n"
+                              for i, r in enumerate(rows)))
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "gammon", "hint", "--batch", str(source), "--out", str(out),
+                             "--ply", "2"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(".out.jsonl.") for p in tmp_path.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the answers are being written
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code and err.strip() == f"gammon hint: {word}", err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
