@@ -20,6 +20,7 @@ from gammon.engine.records.formats import (
     match_id,
     match_state_from_id,
     parse_gnubgid,
+    parse_position,
     parse_xgid,
     position_id,
     xgid,
@@ -297,7 +298,7 @@ def boards(draw):
 @st.composite
 def match_states(draw, xgid_only: bool = False):
     """A consistent MatchState; with xgid_only, one an XGID can carry."""
-    length = draw(st.sampled_from([0, 0, 1, 3, 7, 25, (1 << 15) - 1]))
+    length = draw(st.sampled_from([0, 0, 1, 3, 7, 25, 99]))  # 99: the longest match the engine plays
     game_state = 1 if xgid_only else draw(st.integers(0, 4))
     if length == 0:
         score = draw(st.tuples(st.integers(0, (1 << 15) - 1), st.integers(0, (1 << 15) - 1)))
@@ -312,11 +313,12 @@ def match_states(draw, xgid_only: bool = False):
         turn = on_roll if xgid_only else draw(st.integers(0, 1))
         dice = draw(st.sampled_from([(0, 0)] + [(a, b) for a in range(1, 7) for b in range(1, 7)]))
     money_rules = length == 0 or not xgid_only
+    cube = 1 << draw(st.integers(0, 15))
     return MatchState(
-        cube=1 << draw(st.integers(0, 15)),
-        cube_owner=draw(st.integers(-1, 1)),
+        cube=cube,
+        cube_owner=draw(st.integers(-1, 1)) if cube > 1 else -1,  # a cube of 1 is centered
         on_roll=on_roll,
-        crawford=length > 0 and draw(st.booleans()),
+        crawford=length - 1 in score and draw(st.booleans()),  # the Crawford game: a player 1-away
         game_state=game_state,
         turn=turn,
         doubled=doubled,
@@ -456,3 +458,20 @@ def test_a_greek_board_with_a_checker_on_a_bar_is_refused_both_ways():
         position_id(board, "fevga")
     with pytest.raises(FormatError, match="moultezim has no bar"):
         board_from_position_id(position_id(board), "moultezim")
+
+
+@pytest.mark.parametrize("text, fault", [
+    ("4HPwATDgc/ABMA:QAkAAAAAAAAE", "a cube of 1 is centered"),
+    ("4HPwATDgc/ABMA:8AmgABAACAAE", "the Crawford flag is set at 1-1"),
+])
+def test_impossible_match_ids_are_refused_when_read(text, fault):
+    """Issue 32 row 10: `show` and the web board read these, `eval` refused some later, by other words."""
+    with pytest.raises(FormatError, match=fault):
+        parse_position(text)
+
+
+def test_a_match_longer_than_the_engine_plays_is_refused_when_read():
+    for length in (100, (1 << 15) - 1):  # the Match ID's field holds up to 32,767
+        with pytest.raises(FormatError, match="1 to 99 points"):
+            MatchState(match_length=length)
+    assert MatchState(match_length=99).match_length == 99

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gammon.engine.cube.met import MAX_AWAY
 from gammon.engine.errors import GammonError
 from gammon.engine.rules.board import BOARD_SIZE, DTYPE, MAX_CHECKERS, BoardError, mover_counts, validate
 from gammon.engine.rules.variants import Variant, variant_named
@@ -283,9 +284,16 @@ class MatchState:
             raise FormatError(f"a double is offered but dice {self.dice} are already rolled")
         if self.doubled and self.turn == self.on_roll:
             raise FormatError("a double is offered, so the turn must be the opponent's (turn != on_roll)")
+        if self.cube == 1 and self.cube_owner != -1:
+            raise FormatError("a cube of 1 is centered: only a doubled cube (2 or more) has an owner")
         if self.match_length == 0:
             if self.crawford:
                 raise FormatError("the Crawford flag is set in money play (match_length 0)")
+        elif self.match_length > MAX_AWAY:
+            raise FormatError(f"a {self.match_length}-point match: matches are 1 to {MAX_AWAY} points long here")
+        elif self.crawford and self.match_length - 1 not in self.score:
+            raise FormatError(f"the Crawford flag is set at {self.score[0]}-{self.score[1]}: the Crawford game "
+                              f"comes when a player has {self.match_length - 1} of {self.match_length} points")
         elif max(self.score) > self.match_length:
             raise FormatError(f"score {self.score} is above the match length {self.match_length}")
         elif self.game_state <= 1 and max(self.score) == self.match_length:
