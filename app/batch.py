@@ -2,7 +2,7 @@
 
 Each input line is a JSON object ``{"id": ..., "gnubgid": ...}`` or ``{"id": ..., "position_id": ...,
 "dice": [6, 4]}``. Every line is handled on its own: a good line gets its answer, a bad line
-(not JSON, wrong fields, too long, nested too deeply, an unreadable position) gets an
+(not JSON, a bad field, too long, nested too deeply, an unreadable position) gets an
 error record with its own 1-based line number and its own id, and the run goes on. The
 output is strict JSON, written to a uniquely named temporary file beside OUT that replaces
 OUT atomically at the end (after an fsync), so OUT is always either the old file or a
@@ -113,10 +113,7 @@ def _shown(value) -> str:
 
 def batch_position(item: dict, variant: str | Variant = "standard"):
     """(board, state, dice) of a batch line: ``gnubgid`` or ``position_id`` of ``variant``, and ``dice``
-    (else the dice of the Match ID, else None)."""
-    unknown = [key for key in item if key not in FIELDS]
-    if unknown:
-        raise LineError(f"unknown field {unknown[0]!r}; a batch line has {', '.join(FIELDS)}")
+    (else the dice of the Match ID, else None). Other fields are not read (:func:`answer_line` names them)."""
     given = [key for key in ("gnubgid", "position_id") if key in item]
     if len(given) != 1:
         raise LineError("a batch line needs one of 'gnubgid' or 'position_id'" + (", not both" if given else ""))
@@ -138,12 +135,14 @@ def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def answer_line(number: int, raw, analyse: Callable, variant: str | Variant = "standard") -> tuple[str, bool]:
+def answer_line(number: int, raw, analyse: Callable, variant: str | Variant = "standard",
+                ignored: set[str] | None = None) -> tuple[str, bool]:
     """The output line (strict JSON, no newline) for input line ``number``, and whether it was answered.
 
     ``analyse(board, state, dice)`` gives the answer's fields for the line's position of ``variant``.
     Never raises for a bad line: its record is ``{"id", "line", "error"}``, with the line's own id
-    (None when it has none).
+    (None when it has none). Fields other than FIELDS (a comment, a tool's own) are not read; their
+    names go into ``ignored``, for one warning a run (:func:`warn_ignored`).
     """
     item = None
     try:
@@ -152,6 +151,8 @@ def answer_line(number: int, raw, analyse: Callable, variant: str | Variant = "s
         item = parse_line(raw)
         if not isinstance(item, dict):
             raise LineError(f"a batch line is a JSON object {{...}}; got {type(item).__name__}")
+        if ignored is not None:
+            ignored.update(str(key) for key in item if key not in FIELDS)
         return json.dumps({"id": item.get("id"), **analyse(*batch_position(item, variant))}, allow_nan=False), True
     except LINE_FAULTS as exc:
         ident = item.get("id") if isinstance(item, dict) else None
@@ -160,6 +161,14 @@ def answer_line(number: int, raw, analyse: Callable, variant: str | Variant = "s
             return json.dumps(record, allow_nan=False), False
         except LINE_FAULTS:  # the id itself cannot be written back
             return json.dumps({**record, "id": None}, allow_nan=False), False
+
+
+def warn_ignored(command: str, ignored: set[str]) -> None:
+    """One line on stderr naming the fields a run did not read, if any."""
+    if ignored:
+        names = ", ".join(repr(name) for name in sorted(ignored)[:10]) + (", ..." if len(ignored) > 10 else "")
+        print(f"gammon {command}: warning: fields not read (a batch line reads {', '.join(FIELDS)}): {names}",
+              file=sys.stderr)
 
 
 # -- the output file -----------------------------------------------------------------------
@@ -187,6 +196,7 @@ def run_batch(command: str, batch, out, variant: str | Variant, analyser: Callab
     check_distinct(batch, out)
     started = time.monotonic()
     answered = failed = 0
+    ignored: set[str] = set()
     with open(batch, "rb") as source:  # a missing file or a folder: OSError, before anything is written
         analyse = analyser()
         show_bar = sys.stderr.isatty()
@@ -197,12 +207,13 @@ def run_batch(command: str, batch, out, variant: str | Variant, analyser: Callab
                 bar.update(1)
                 if raw is not TooLong and not raw.strip():
                     continue  # blank lines are allowed and skipped
-                text, ok = answer_line(number, raw, analyse, variant)
+                text, ok = answer_line(number, raw, analyse, variant, ignored)
                 sink.write(text + "\n")
                 if ok:
                     answered += 1
                 else:
                     failed += 1
+    warn_ignored(command, ignored)
     seconds = time.monotonic() - started
     where = f"; see the 'error' field of the failed lines in {out}" if failed else f"; results in {out}"
     print(f"gammon {command}: {answered} line(s) answered, {failed} failed, in {seconds:.1f} s{where}",

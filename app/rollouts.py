@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from gammon.app.batch import TooLong, answer_line, read_lines
+from gammon.app.batch import TooLong, answer_line, read_lines, warn_ignored
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_write, check_distinct
 from gammon.engine.play.shards import BlockStats, Shard, ShardStore, combine, plan, play_shard
@@ -55,7 +55,7 @@ class Entry:
 def read_batch(source, variant: str = "standard") -> list[Entry]:
     """Every non-blank line of the binary ``source`` (positions of ``variant``), checked by
     :func:`app.batch.answer_line`."""
-    entries, boards = [], []
+    entries, boards, ignored = [], [], set()
 
     def keep(board, state, dice) -> dict:
         boards.append(board)  # played later, in shards; the dice of a Match ID play no part in a rollout
@@ -65,8 +65,9 @@ def read_batch(source, variant: str = "standard") -> list[Entry]:
         if raw is not TooLong and not raw.strip():
             continue  # blank lines are allowed and skipped
         boards.clear()
-        text, ok = answer_line(number, raw, keep, variant)
+        text, ok = answer_line(number, raw, keep, variant, ignored)
         entries.append(Entry(number, json.loads(text)["id"], boards[0]) if ok else Entry(number, error=text))
+    warn_ignored("rollout", ignored)
     return entries
 
 

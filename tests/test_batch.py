@@ -46,12 +46,22 @@ def test_bad_json_on_line_one_and_a_byte_order_mark_do_not_stop_the_run(tmp_path
 
 def test_an_error_record_carries_its_own_line_number_and_id(tmp_path):
     lines = [GOOD_A, "not json", json.dumps({"id": "c", "position_id": "not a position"}), "[1, 2]", GOOD_B,
-             json.dumps({"id": "d", "position_id": OPENING, "dices": [3, 1]})]
+             json.dumps({"id": "d", "position_id": OPENING})]  # no dice anywhere
     code, records = run(tmp_path, lines)
     assert code == 1
     assert [(r["id"], r.get("line")) for r in records] == [("a", None), (None, 2), ("c", 3), (None, 4), ("b", None),
                                                            ("d", 6)]
-    assert "unknown field 'dices'" in records[5]["error"]
+    assert "dice" in records[5]["error"]
+
+
+def test_fields_a_line_does_not_read_are_named_once_and_the_lines_answered(tmp_path, capsys):
+    """Issue 32: an unknown field (a comment, a tool's own) failed the whole line."""
+    lines = [json.dumps({"id": k, "position_id": OPENING, "dice": [3, 1], "comment": "x", "cube": 2})
+             for k in range(3)]
+    code, records = run(tmp_path, lines)
+    assert code == 0 and [r["move"] for r in records] == ["8/5 6/5"] * 3
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "'comment', 'cube'" in warnings[0]
 
 
 def test_deeply_nested_and_overlong_lines_are_error_lines_between_kept_good_ones(tmp_path):
