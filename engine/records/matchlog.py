@@ -27,6 +27,7 @@ class MatchFileError(GammonError):
     """A match file that cannot be read: names the file, the game and the line."""
 
     def __init__(self, reason: str, file: str = "", game: int | None = None, line: int | None = None):
+        reason = reason.replace("\r", "\\r").replace("\n", "\\n")  # a quoted piece of the file stays on one line
         where = ", ".join(filter(None, [file, f"game {game}" if game else "", f"line {line}" if line else ""]))
         super().__init__(f"{where}: {reason}" if where else reason)
         self.reason, self.file, self.game, self.line = reason, file, game, line
