@@ -5,6 +5,7 @@ Models load when a command runs (``models`` imports torch), so ``gammon --help``
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
@@ -69,9 +70,25 @@ def eval_report(net, position: str, board, state, plies: int) -> dict:
     return {"position": position, "evaluations": rows}
 
 
-def hint_report(net, position: str, board, state, dice, plies: int) -> dict:
+def hint_report(net, position: str, board, state, dice, plies: int, filters=None) -> dict:
     """Every legal play of ``dice``, best first (see engine.review.advice.hint_rows)."""
-    return {"position": position, "dice": list(dice), "moves": hint_rows(net, board, state, dice, plies)}
+    return {"position": position, "dice": list(dice), "moves": hint_rows(net, board, state, dice, plies, filters)}
+
+
+def parse_filters(text: str) -> dict[int, tuple[int, float]]:
+    """``0:8:0.16,2:2:0.04`` -> {0: (8, 0.16), 2: (2, 0.04)} (engine.search.analysis.rank_moves' filters)."""
+    filters = {}
+    for item in text.split(","):
+        try:
+            ply, keep, margin = item.split(":")
+            ply, keep, margin = int(ply), int(keep), float(margin)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a filter is PLY:KEEP:MARGIN, e.g. 0:8:0.16; got {item!r}") from None
+        if not (0 <= ply <= 2 and keep >= 1 and 0 <= margin < float("inf")):
+            raise argparse.ArgumentTypeError(f"a filter's ply is 0..2, KEEP at least 1, MARGIN 0 or more; "
+                                             f"got {item!r}")
+        filters[ply] = (keep, margin)
+    return filters
 
 
 def cube_report(net, position: str, board, state, plies: int) -> dict:
@@ -157,7 +174,7 @@ def cmd_hint(args) -> int:
         return _run_batch(args, batch_hint)
     board, state = position_in_variant(need_position(args), args.variant)
     net = load_analyst(args.model, variant=args.variant)
-    report = hint_report(net, args.position, board, state, dice_for(args.dice, state), args.ply)
+    report = hint_report(net, args.position, board, state, dice_for(args.dice, state), args.ply, args.filters)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -281,6 +298,9 @@ def register(sub) -> None:
             command.add_argument("--dice", type=parse_dice,
                                  help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
             command.add_argument("--top", type=at_least(1), default=10, help="moves to show (default 10)")
+            command.add_argument("--filters", type=parse_filters, default=None, metavar="PLY:KEEP:MARGIN,...",
+                                 help="move filters: after judging the candidates at PLY, up to KEEP within MARGIN "
+                                      "go on deeper (default gnubg's: 0:8:0.16,2:2:0.04)")
         if name in ("hint", "cube"):
             command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")
             command.add_argument("--out", help="where --batch writes its JSON Lines results")

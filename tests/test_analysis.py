@@ -187,3 +187,34 @@ def test_hypergammon_search_leaves_score_the_gammon_a_three_checker_game_gives()
     for plies in (1, 2):
         assert np.allclose(position_probs(evaluator, board[None], plies)[0], [1, 1, 0, 0, 0])
     assert rank_moves(evaluator, board, (2, 1))[0].equity == 2.0
+
+
+def test_move_filters_say_how_many_candidates_go_deeper():
+    from gammon.models.players import load_analyst
+
+    net = load_analyst("default")
+    one = rank_moves(net, starting_board(), (3, 1), plies=2, filters={0: (1, 0.0)})
+    assert [m.plies for m in one].count(2) == 1 and one[0].plies == 2
+    every = rank_moves(net, starting_board(), (3, 1), plies=1, filters={})
+    assert all(m.plies == 1 for m in every)  # no filter: every play searched
+    three = rank_moves(net, starting_board(), (3, 1), plies=3)  # gnubg's: 8 within 0.16, then 2 within 0.04
+    depths = [m.plies for m in three]
+    assert 1 <= depths.count(3) <= 2 and depths.count(3) + depths.count(2) <= 8 and depths[0] == 3
+
+
+def test_a_three_ply_search_of_a_bear_off_keeps_the_databases_exact_answer():
+    """Both sides have borne off checkers and hold at most 6: the two-sided database knows P(win) exactly,
+    and a search that averages the exact answers of the next rolls must give it back."""
+    from gammon.models.players import load_analyst
+
+    net = load_analyst("default")
+    board = np.zeros(26, dtype=np.int8)
+    board[[1, 2, 4, 6]] = [1, 1, 2, 1]  # mine: 5 checkers
+    board[[24, 22, 20]] = [-2, -1, -2]  # the opponent's: 5 on his 1, 3 and 5 points
+    deep = rank_moves(net, board, (5, 2), plies=3)
+    shallow = {m.board.tobytes(): m for m in rank_moves(net, board, (5, 2), plies=0)}
+    best = max(shallow.values(), key=lambda m: m.equity)
+    assert deep[0].plies == 3 and deep[0].board.tobytes() == best.board.tobytes()
+    for move in deep:
+        assert move.probs[1:].max() == 0  # nobody can be gammoned
+        assert abs(move.probs[0] - shallow[move.board.tobytes()].probs[0]) < 1e-9

@@ -11,9 +11,10 @@ from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.search.analysis import cube_advice, rank_moves
 
 
-def hint_rows(net, board, state, dice, plies: int) -> list[dict]:
-    """Every legal play, best first, as plain data (move, result_id, equities, plies, probs)."""
-    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state))
+def hint_rows(net, board, state, dice, plies: int, filters=None) -> list[dict]:
+    """Every legal play, best first, as plain data (move, result_id, equities, plies, probs); ``filters`` as
+    engine.search.analysis.rank_moves takes them (None: gnubg's)."""
+    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state), filters=filters)
     best = moves[0].cubeful
     variant = net.variant
     # The result's Position ID is the next roll's, in the variant's own numbering: the opponent's view, or

@@ -31,6 +31,9 @@ from gammon.engine.search.evaluator import ProbabilityEvaluator, rolls_again, ze
 
 # gnubg's default root move filter: keep up to 8 moves within 0.16 of the best at 0-ply.
 FILTER_MOVES, FILTER_MARGIN = 8, 0.16
+# gnubg's "normal" move filters, by the ply the candidates were judged at: after 0-ply up to 8 within
+# 0.16 go on; from a 3-ply search on, after 2-ply up to 2 within 0.04 (gnubg skips the 1-ply stage).
+MOVE_FILTERS = {0: (FILTER_MOVES, FILTER_MARGIN), 2: (2, 0.04)}
 
 # Positions searched at once: each expands to about 400 afterstates a ply (21 rolls, ~20 plays).
 # Small pieces keep every temporary array small enough for the allocator to reuse; larger ones
@@ -67,13 +70,14 @@ def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, pl
 # -- moves ---------------------------------------------------------------------------------
 
 
-def filter_leaders(equity: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Indices of each group's 0-ply leaders: up to FILTER_MOVES within FILTER_MARGIN of its best."""
+def filter_leaders(equity: np.ndarray, offsets: np.ndarray, keep: int = FILTER_MOVES,
+                   margin: float = FILTER_MARGIN) -> np.ndarray:
+    """Indices of each group's leaders: up to ``keep`` within ``margin`` of its best."""
     group = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
     order = np.lexsort((-equity, group))  # by group, best first
     rank = np.arange(len(order)) - offsets[group[order]]
     best = equity[order[offsets[:-1]]]
-    chosen = (rank < FILTER_MOVES) & (equity[order] >= best[group[order]] - FILTER_MARGIN)
+    chosen = (rank < keep) & (equity[order] >= best[group[order]] - margin)
     return np.sort(order[chosen])
 
 
@@ -105,27 +109,37 @@ class RankedMove:
 
 
 def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0,
-               cube: Cube = Cube(), also: np.ndarray | None = None) -> list[RankedMove]:
+               cube: Cube = Cube(), also: np.ndarray | None = None,
+               filters: dict[int, tuple[int, float]] | None = None) -> list[RankedMove]:
     """Every legal play of ``dice``, best first.
 
     Plays are valued by cubeful equity per unit of the cube: money equity, or at a match
     score the match equity each play leads to, in EMG (:func:`engine.cube.match.match_play_values`),
-    so that gammons are priced at the score. As gnubg's move filter does, the choice is
-    made among the moves searched deepest:
-    they come first, by cubeful equity, and the moves the filter left at 0-ply follow
-    them (by their 0-ply figures), never ranked above a searched move. ``also`` (an
-    afterstate, e.g. the move a player chose) is searched deep whatever the filter says.
+    so that gammons are priced at the score. As gnubg's move filters do, the candidates are
+    judged ply by ply: ``filters`` (default :data:`MOVE_FILTERS`) maps a ply to ``(keep,
+    margin)``, the candidates that go on from it, deeper, after being judged there; plies
+    without a filter are skipped. The choice is made among the moves searched deepest: they
+    come first, by cubeful equity, and the moves a filter left behind follow them (by the
+    figures of the ply they stopped at), never ranked above a move searched deeper. ``also``
+    (an afterstate, e.g. the move a player chose) is searched deep whatever the filters say.
     """
     afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None], variant=evaluator.variant)
     again = rolls_again(afterstates)
     probs = searched_afterstates(evaluator, afterstates.boards, 0, again)
     depth = np.zeros(len(probs), dtype=int)
-    if plies > 0:
-        keep = filter_leaders(cubeless_equity(probs), afterstates.offsets)
-        if also is not None:
-            keep = np.union1d(keep, np.flatnonzero((afterstates.boards == np.asarray(also)).all(axis=1)))
-        probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], plies, again[keep])
-        depth[keep] = plies
+    filters = MOVE_FILTERS if filters is None else filters
+    stages = sorted({0} | {p for p in filters if p < plies})
+    chosen = (np.flatnonzero((afterstates.boards == np.asarray(also)).all(axis=1)) if also is not None
+              else np.zeros(0, dtype=int))
+    keep = np.arange(len(probs))
+    for stage, deeper in zip(stages, stages[1:] + [plies]):
+        if stage >= plies:
+            break
+        sizes = filters.get(stage, (len(keep), np.inf))
+        leaders = filter_leaders(cubeless_equity(probs[keep]), np.array([0, len(keep)]), *sizes)
+        keep = np.union1d(keep[leaders], chosen)
+        probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], deeper, again[keep])
+        depth[keep] = deeper
     equity = cubeless_equity(probs)
     won = result_points(afterstates.boards, evaluator.variant.checkers, evaluator.variant.backgammons)
     geometry = evaluator.variant.geometry
