@@ -1,6 +1,7 @@
 """Analysis accuracy against GNU Backgammon 2-ply on tests/data/dev_positions.jsonl.
 
     python -m gammon.benchmarks.accuracy [--plies 0,1,2] [--model default] [--limit N] [--top 10] [--json]
+    python -m gammon.benchmarks.accuracy --plies 2,3 --no-cube --limit 300   # 3-ply moves beside 2-ply
 
 Move choice: for each position and roll, the equity GNU Backgammon's 2-ply gives our
 chosen move, subtracted from the equity of its own best move, in thousandths of a point
@@ -131,6 +132,7 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
     parser.add_argument("--top", type=int, default=10, help="list the N largest move errors per ply (default 10)")
     parser.add_argument("--no-screen", action="store_true", help="search without the model's pruning net")
+    parser.add_argument("--no-cube", action="store_true", help="moves only (a deep cube search is the slow part)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -170,7 +172,8 @@ def main(argv=None) -> int:
                 [s for s, i in zip(seconds, items) if i["class"] == "contact"] or [np.nan])),
             "largest": sorted(errors, key=lambda e: -e["loss"])[: args.top],
         }
-        report["cube"][plies] = cube_losses(net, items, plies, progress)
+        if not args.no_cube:
+            report["cube"][plies] = cube_losses(net, items, plies, progress)
 
     if args.json:
         print(json.dumps(report))
