@@ -6,7 +6,8 @@ serve), :mod:`app.chouette`, :mod:`app.tools` (train, bench), :mod:`app.odds` an
 :mod:`app.web` (the board in the browser). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
 that cannot be read or written) ends with one line on stderr and exit code 2; Ctrl-C with
 one line and 130, SIGTERM with one line and 143, each after the file being written is removed
-(engine/files.py cleans up on any exception); any other exception is a bug and keeps its traceback.
+(engine/files.py cleans up on any exception); any other exception is a bug: its traceback and exit
+code 3 (README, "Exit codes").
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 
 from gammon.app import analyse, chouette, odds, play, review, tools, web
 from gammon.engine.errors import GammonError
@@ -85,6 +87,10 @@ def main(argv=None) -> int:
         where = f" ({exc.filename})" if exc.filename else ""
         print(f"gammon {command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
+    except Exception:  # a bug: its traceback, and a code of its own (1 says some batch lines failed)
+        traceback.print_exc()
+        print(f"gammon {command}: internal error (a bug in gammon; the traceback above says where)", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

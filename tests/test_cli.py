@@ -266,3 +266,16 @@ def test_a_batch_stopped_by_a_signal_says_so_in_one_line_and_leaves_no_file(tmp_
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code and err.strip() == f"gammon hint: {word}", err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+def test_a_bug_keeps_its_traceback_and_an_exit_code_of_its_own(monkeypatch, capsys):
+    """Issue 32: a crash exited 1, the code of a batch with failed lines."""
+    import gammon.app.analyse as analyse
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a planted bug")
+
+    monkeypatch.setattr(analyse, "moves_report", broken)
+    assert main(["moves", "4HPwATDgc/ABMA", "--dice", "31"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "a planted bug" in err and "internal error" in err
