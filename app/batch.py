@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from gammon.app.arguments import position_in_variant
 from gammon.engine.errors import GammonError
-from gammon.engine.files import atomic_file, check_distinct
+from gammon.engine.files import atomic_file, check_distinct, check_output
 from gammon.engine.rules.variants import Variant
 
 MAX_LINE_BYTES = 64 * 1024  # a position line is under 200 bytes; anything this long is not one
@@ -191,8 +191,7 @@ def run_batch(command: str, batch, out, variant: str | Variant, analyser: Callab
     if not out:
         raise GammonError("--batch needs --out FILE")
     out = Path(out)
-    if out.is_dir():
-        raise GammonError(f"--out {out} is a folder; give a file name")
+    check_output(out, "--out")
     check_distinct(batch, out)
     started = time.monotonic()
     answered = failed = 0

@@ -65,13 +65,12 @@ def cmd_analyze(args) -> int:
     for output, what in ((args.json, "--json"), (args.html, "--html")):
         if output:
             check_output(output, what)
-    files, logs, refused = readable_matches(files)  # every file read (and checked) before the long part starts
+    files, logs, decisions, refused = readable_matches(files)  # all read and checked before the long part
     if not files:
         return 1
     evaluator = load_analyst(args.model)
     totals: dict[str, list[float]] = {}  # name -> [decisions, loss in mp, luck in mp, rolls]
-    for path, log in zip(files, logs):
-        count = len(replay(log))  # the decisions analyse() reports on: moves, and cube decisions made or not
+    for path, log, count in zip(files, logs, decisions):
         with tqdm(total=count, unit="decision", desc=path.name, disable=args.quiet or not sys.stderr.isatty(),
                   leave=False) as bar:
             result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update)
@@ -102,24 +101,24 @@ def cmd_analyze(args) -> int:
     return 1 if refused else 0
 
 
-def readable_matches(files: list[Path]) -> tuple[list[Path], list, int]:
-    """``(files, logs, refused)``: each file read and replayed through the rules. One file that fails is the
+def readable_matches(files: list[Path]) -> tuple[list[Path], list, list[int], int]:
+    """``(files, logs, decisions, refused)``: each file read and replayed through the rules, with the number of
+    decisions analyse() will report on (moves, and cube decisions made or not). One file that fails is the
     command's error (rc 2); in a folder each failure is reported in one line and the rest go on (rc 1)."""
-    if len(files) == 1:
-        log = load_match(files[0])
-        replay(log)
-        return files, [log], 0
-    kept, logs = [], []
+    kept, logs, decisions = [], [], []
     for path in files:
         try:
             log = load_match(path)
-            replay(log)
+            count = len(replay(log))
         except (GammonError, OSError) as exc:
+            if len(files) == 1:
+                raise
             print(f"gammon analyze: error: {exc}", file=sys.stderr)
             continue
         kept.append(path)
         logs.append(log)
-    return kept, logs, len(files) - len(kept)
+        decisions.append(count)
+    return kept, logs, decisions, len(files) - len(kept)
 
 
 # -- the HTML report -------------------------------------------------------------------------

@@ -172,7 +172,7 @@ class OneSidedCounts:
         # A search's batch repeats sides (one side's position under every play of the other):
         # each distinct side is evaluated once.
         sides = np.ascontiguousarray(np.concatenate([mine, theirs]), dtype=np.int8)
-        _, first, which = np.unique(sides.view(f"V{sides.shape[1]}").ravel(), return_index=True, return_inverse=True)
+        first, which = distinct_rows(sides)
         dists = self.distributions(sides[first])
         return race_probabilities(dists, dists, mine.sum(axis=1) == MAX_CHECKERS, theirs.sum(axis=1) == MAX_CHECKERS,
                                   which[: len(b)], which[len(b):])
@@ -197,12 +197,15 @@ class OneSidedNet(OneSidedCounts):
         return softmax(logits.reshape(len(counts), len(HEADS), self.bins))
 
 
-def check_class_names(names) -> None:
-    """A model has one net ``all``, or nets for ``contact`` and ``race`` (and maybe ``crashed``)."""
-    names = set(names)
+def check_model(nets: dict) -> None:
+    """A model has one net ``all``, or nets for ``contact`` and ``race`` (and maybe ``crashed``), and only
+    the race net may be one-sided (torch's nets or numpy's alike)."""
+    names = set(nets)
     if not (names == {"all"} or {"contact", "race"} <= names <= set(CLASS_NAMES)):
         raise GammonError(f"a model has one net 'all', or nets for 'contact' and 'race' (and maybe 'crashed'); "
                           f"got {sorted(names)}")
+    if any(getattr(net, "kind", "td") == ONE_SIDED for name, net in nets.items() if name != "race"):
+        raise GammonError("only the race net may be a one-sided race net")
 
 
 def route(names, boards: np.ndarray) -> list[tuple[str, np.ndarray]]:
@@ -233,9 +236,7 @@ class NumpyModel:
     """One numpy net per position class (or one net, ``all``), as :class:`models.network.ClassNets`."""
 
     def __init__(self, nets: dict[str, DenseNet | OneSidedNet]):
-        check_class_names(nets)
-        if any(isinstance(net, OneSidedNet) for name, net in nets.items() if name != "race"):
-            raise GammonError("only the race net may be a one-sided race net")
+        check_model(nets)
         self.nets = nets
 
     def results(self, boards: np.ndarray) -> np.ndarray:
@@ -274,6 +275,11 @@ class ResultsEvaluator:
         return afterstate_equity(self, boards)
 
 
+def mover_equity(results: np.ndarray) -> np.ndarray:
+    """Cubeless equity of the side that just moved, from the six results of the opponent on roll."""
+    return -(results @ RESULT_POINTS)
+
+
 class Screen:
     """A pruning net as a search's screen (``screen`` in engine/search/evaluator.py): a cheap guess at each
     afterstate's equity, to rank one roll's plays before the best few are judged in full.
@@ -289,13 +295,14 @@ class Screen:
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         """(M,) the mover's cubeless equity of each afterstate by the pruning net; NaN where it does not judge."""
-        first, inverse = distinct_rows(np.asarray(boards))
-        boards = np.asarray(boards)[first]
+        boards = np.asarray(boards)
+        first, inverse = distinct_rows(boards)
+        boards = boards[first]
         on_roll = self.variant.geometry.flip(boards)
         judged = (result_points(boards, self.variant.checkers) == 0) & (position_class(on_roll) != RACE)
         out = np.full(len(boards), np.nan)
         if judged.any():
-            out[judged] = -(self.net.results(on_roll[judged]) @ RESULT_POINTS)
+            out[judged] = mover_equity(self.net.results(on_roll[judged]))
         return out[inverse]
 
 

@@ -36,7 +36,7 @@ from gammon.models.inference import (
     NumpyModel,
     OneSidedNet,
     ResultsEvaluator,
-    check_class_names,
+    check_model,
     route,
 )
 from gammon.models.onesided import OneSidedRace
@@ -87,9 +87,7 @@ class ClassNets(nn.Module):
 
     def __init__(self, nets: dict[str, TDNet | OneSidedRace]):
         super().__init__()
-        check_class_names(nets)
-        if any(isinstance(net, OneSidedRace) for name, net in nets.items() if name != "race"):
-            raise GammonError("only the race net may be a one-sided race net")
+        check_model(nets)
         self.nets = nn.ModuleDict(nets)
 
     @property

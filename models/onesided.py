@@ -33,8 +33,6 @@ from gammon.models.inference import (
 )
 
 BINS = 48  # roll counts 0..47: a 160-pip side needs about 20; what lies beyond 47 is not modelled
-KIND = ONE_SIDED  # the ``kind`` of a one-sided race net in a weights file
-INPUTS = ONE_SIDED_INPUTS
 
 
 class OneSidedRace(nn.Module, OneSidedCounts):
@@ -44,20 +42,19 @@ class OneSidedRace(nn.Module, OneSidedCounts):
     The database lookups and the combination of two sides are :class:`models.inference.OneSidedCounts`'s;
     this class adds the net, in torch, for training."""
 
-    kind = KIND
+    kind = ONE_SIDED  # in a weights file
 
     def __init__(self, hidden: tuple[int, ...] = (128, 128), bins: int = BINS):
         super().__init__()
         self.hidden = tuple(int(h) for h in hidden)
         self.bins = int(bins)
         layers: list[nn.Module] = []
-        width = INPUTS
+        width = ONE_SIDED_INPUTS
         for size in self.hidden:
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
         layers.append(nn.Linear(width, len(HEADS) * self.bins))
         self.layers = nn.Sequential(*layers)
-        self.databases = None  # loaded on first use
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """(N, 101) inputs -> (N, 3, bins) logits of the rolls, first and clear counts."""

@@ -39,8 +39,8 @@ from gammon.engine.rules.board import RACE, flip, position_class
 from gammon.engine.rules.dice import ROLLS
 from gammon.engine.rules.groups import best_k_in_groups
 from gammon.engine.rules.movegen import generate
-from gammon.engine.rules.outcomes import RESULT_POINTS, result_points
-from gammon.models.inference import distinct_rows, file_digest
+from gammon.engine.rules.outcomes import result_points
+from gammon.models.inference import distinct_rows, file_digest, mover_equity
 from gammon.models.network import ClassNets, TDNet, save_weights
 from gammon.models.players import load_analyst
 from gammon.options import config_from, config_options, model_option
@@ -72,11 +72,6 @@ def screened_plays(boards: np.ndarray, rolls: int, rng: np.random.Generator) -> 
     plays = flip(after.boards)  # the opponent on roll
     keep = (result_points(after.boards, 15) == 0) & (position_class(plays) != RACE)
     return np.ascontiguousarray(plays[keep]), group[keep]
-
-
-def mover_equity(results: np.ndarray) -> np.ndarray:
-    """Cubeless equity of the side that just moved, from the six results of the opponent on roll."""
-    return -(results @ RESULT_POINTS)
 
 
 def survival(teacher_results: np.ndarray, screen_results: np.ndarray, group: np.ndarray, keep: int) -> dict:

@@ -534,9 +534,10 @@ class WithBearoff:
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         boards = np.asarray(boards)
-        if not bearing_off(boards, self.variant.geometry).any():
+        # the private field: bearoff_probabilities loads the databases only when a row needs them
+        probs, applies = bearoff_probabilities(boards, self.variant.checkers, self._databases, self.variant.geometry)
+        if not applies.any():
             return self.evaluator.probabilities(boards)
-        probs, applies = bearoff_probabilities(boards, self.variant.checkers, self.databases, self.variant.geometry)
         if not applies.all():
             probs[~applies] = self.evaluator.probabilities(boards[~applies])
         return probs
@@ -546,4 +547,4 @@ class WithBearoff:
 
     def settled(self, boards: np.ndarray) -> np.ndarray:
         """(N,) bool: the positions the databases answer (a rollout may stop there, see engine.play.rollout)."""
-        return bearoff_probabilities(boards, self.variant.checkers, self.databases, self.variant.geometry)[1]
+        return bearoff_probabilities(boards, self.variant.checkers, self._databases, self.variant.geometry)[1]

@@ -105,8 +105,8 @@ def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates,
     screen = getattr(evaluator, "screen", None)
     rows = np.arange(len(boards))
     sizes = np.diff(offsets)
-    crowded = np.flatnonzero(np.repeat(sizes > SCREEN_KEEP, sizes) & ~again)  # groups with plays to prune
-    if screen is not None and len(crowded):
+    crowded = [] if screen is None else np.flatnonzero(np.repeat(sizes > SCREEN_KEEP, sizes) & ~again)
+    if len(crowded):  # groups with plays to prune
         scores = np.full(len(boards), np.nan)
         scores[crowded] = screen(boards[crowded])
         unjudged = np.isnan(scores)
