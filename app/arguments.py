@@ -17,6 +17,11 @@ from gammon.engine.rules.variants import Variant, variant_named
 DICE = re.compile(r"\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*", re.ASCII)
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 game``, ``2 games``: a count with its noun."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def parse_dice(text: str) -> tuple[int, int]:
     match = DICE.fullmatch(text)
     if not match:

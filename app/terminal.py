@@ -28,16 +28,17 @@ from pathlib import Path
 
 import numpy as np
 
-from gammon.app.arguments import check_record_variant, draw
+from gammon.app.arguments import check_record_variant, counted, draw
 from gammon.engine.cube.met import MAX_AWAY
 from gammon.engine.cube.state import PASS, TAKE, Cube
 from gammon.engine.errors import GammonError
+from gammon.engine.files import atomic_file
 from gammon.engine.play.game import GameEvent, Rules, play
 from gammon.engine.play.players import EvaluatorPlayer, Player
 from gammon.engine.records.match_files import MATCH_SUFFIXES, save_match
 from gammon.engine.records.matchlog import Recorder
 from gammon.engine.rules.board import pip_counts
-from gammon.engine.rules.notation import MoveError, find_play, format_move, legal_plays
+from gammon.engine.rules.notation import LegalPlay, MoveError, find_play, format_move, legal_plays
 from gammon.engine.rules.variants import variant_named
 from gammon.engine.search.analysis import cube_advice, rank_moves
 
@@ -57,6 +58,13 @@ class Quit(Exception):
     """The person ended the session."""
 
 
+COMMON_HELP = ("pip (the pip counts), resign [single|gammon|backgammon], save FILE (.mat or .sgf: the match; "
+               "else the printed record), quit")
+ROLL_HELP = f"roll (or an empty line), double, hint (cube advice), {COMMON_HELP}"
+MOVE_HELP = (f"a move in gnubg notation (24/18 13/11, bar/22, 6/off, 8/5(2)), hint (the best moves), board, "
+             f"{COMMON_HELP}")
+
+
 class Person(Player):
     """A person at the terminal as a player of the game loop: prompts decide the cube, the answers to
     doubles and the moves, one game at a time (one row). A subclass draws the board (``show(board)``)
@@ -74,7 +82,7 @@ class Person(Player):
         self.cube = Cube()  # as the person saw it at the last prompt
         self.offer = 0  # points per cube unit the person offers to resign (made after the roll)
         self.offer_made = 0  # the offer the loop was last given
-        self.chosen: np.ndarray | None = None  # the afterstate of the move typed at the last move prompt
+        self.chosen: LegalPlay | None = None  # the move typed at the last move prompt
         self.position: tuple[np.ndarray, tuple[int, int]] | None = None  # board and dice of the move to play
 
     # -- input -----------------------------------------------------------------------------
@@ -135,13 +143,13 @@ class Person(Player):
         self.position, self.chosen = (board, roll), None
         plays = legal_plays(board, roll, self.variant)
         if len(plays) == 1 and not plays[0].notation:
-            self.chosen = plays[0].board
+            self.chosen = plays[0]
             return
         self.show(board)
         self.write(f"You roll {roll[0]}-{roll[1]}.")
-        if plays[0].rolls_again:
-            self.write(f"Play the {roll[0]}-{roll[1]}, then any double you name, e.g. "
-                       "'13/11 6/5 then 4-4: 24/20(2) 13/9(2)'; then you roll again.")
+        if variant_named(self.variant).is_wild(np.array(roll)):
+            self.write(f"Play the {roll[0]}-{roll[1]}, then, if you could play both dice, any double you name, e.g. "
+                       "'13/11 6/5 then 4-4: 24/20(2) 13/9(2)'; all four of it played, you roll again.")
         self.chosen = self.read_move()
 
     def policy(self, afterstates) -> np.ndarray:
@@ -151,11 +159,14 @@ class Person(Player):
             if self.offer:
                 self.offer = 0
                 self.write("The bot has just declined a resignation: play this roll.")
-        mine = afterstates.boards[afterstates.offsets[0]:afterstates.offsets[1]]
-        return np.array([afterstates.offsets[0] + int(np.flatnonzero((mine == self.chosen).all(axis=1))[0])])
+        mine = slice(afterstates.offsets[0], afterstates.offsets[1])
+        # The same position may be left with and without an extra roll (a 1-2's double in full or in part).
+        same = (afterstates.boards[mine] == self.chosen.board).all(axis=1) & (
+            afterstates.extra_roll[mine] == self.chosen.rolls_again)
+        return np.array([afterstates.offsets[0] + int(np.flatnonzero(same)[0])])
 
-    def read_move(self) -> np.ndarray | None:
-        """``move>`` until a legal move (its afterstate) or a resignation (None, ``self.offer`` set)."""
+    def read_move(self) -> LegalPlay | None:
+        """``move>`` until a legal move or a resignation (None, ``self.offer`` set)."""
         board, dice = self.position
         while True:
             after = self.move_command(self.ask("move"), board, dice)
@@ -172,8 +183,10 @@ class Person(Player):
             return "double"
         if lowered == "hint":
             self.write(self.cube_advice(board, self.cube))
+        elif lowered == "help":
+            self.write(ROLL_HELP)
         elif not self.common(command, board):
-            self.write(f"unknown command {_shortened(command)!r}: roll, double, hint, pip, resign, save FILE, quit")
+            self.write(f"unknown command {_shortened(command)!r}; help lists the commands")
         return "roll" if self.offer else None
 
     def cube_advice(self, board: np.ndarray, cube: Cube) -> str:
@@ -182,21 +195,24 @@ class Person(Player):
         return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
                 f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
 
-    def move_command(self, command: str, board: np.ndarray, dice) -> np.ndarray | None:
-        """One answer to the ``move> `` prompt: the afterstate of a legal move, else None (refused or a command)."""
+    def move_command(self, command: str, board: np.ndarray, dice) -> LegalPlay | None:
+        """One answer to the ``move> `` prompt: a legal move, else None (refused or a command)."""
         lowered = command.lower()
         if lowered == "hint":
             ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube)
+            wild = bool(variant_named(self.variant).is_wild(np.array(dice)))  # written in its two parts
             for i, m in enumerate(ranked[:5], 1):
-                self.write(f"  {i}. {format_move(board, m.steps, m.rolls_again):<24} equity {m.cubeful:+.3f}")
+                self.write(f"  {i}. {format_move(board, m.steps, wild):<24} equity {m.cubeful:+.3f}")
         elif lowered == "board":
             self.show(board)
+        elif lowered == "help":
+            self.write(MOVE_HELP)
         elif not self.common(command, board):
             if len(command) > MAX_MOVE_CHARS:  # no move is this long; don't hand the parser a novel
                 self.write(f"illegal: a move is at most {MAX_MOVE_CHARS} characters; got {len(command)}")
                 return None
             try:
-                return find_play(board, dice, command, self.variant).board
+                return find_play(board, dice, command, self.variant)
             except (MoveError, ValueError) as exc:  # ValueError too: any refusal of the text, never an ended session
                 self.write(f"illegal: {exc}")
         return None
@@ -212,6 +228,8 @@ class Person(Player):
             self.write(f"pips: you {you}, bot {bot}")
         elif verb == "save" and len(words) == 2:
             self.save(words[1])
+        elif verb == "save":
+            self.write("save takes one file name: save FILE (.mat or .sgf for a match file, else the printed record)")
         elif verb == "quit":
             raise Quit
         elif verb == "resign":
@@ -265,7 +283,8 @@ class TerminalGame(Person):
             if Path(path).suffix.lower() in MATCH_SUFFIXES:
                 save_match(self.match.log, path)
             else:
-                Path(path).write_text("\n".join(self.record) + "\n")
+                with atomic_file(path, "w", make_folders=False) as f:  # a mistyped folder is refused, not made
+                    f.write("\n".join(self.record) + "\n")
         except (OSError, ValueError) as exc:  # no such folder, no permission, a NUL in the name, a full disk
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise GammonError(f"cannot save the game record to {path}: {reason}") from None
@@ -322,7 +341,7 @@ class TerminalGame(Person):
                 self.score[event.player] += event.value
             else:
                 self.score = list(event.scores)
-            self.log(f"{who} win{does} {event.value} point{'s' if event.value != 1 else ''}. "
+            self.log(f"{who} win{does} {counted(event.value, 'point')}. "
                      f"Score: you {self.score[YOU]}, bot {self.score[BOT]}.")
 
 

@@ -79,32 +79,41 @@ def longest_plays(positions: frozenset, dice: tuple) -> tuple[int, frozenset]:
     return used + 1, ends
 
 
-def roll_afterstates(position: tuple, dice: tuple) -> set:
+def roll_afterstates(position: tuple, dice: tuple) -> tuple[int, set]:
     """A roll played as in backgammon: as many dice as possible; if only one of two different
-    dice can be used, the larger one when it can be; the position itself when nothing moves."""
+    dice can be used, the larger one when it can be; the position itself when nothing moves.
+    Returns how many dice the plays use (a double's four steps count four), and where they end."""
     high, low = max(dice), min(dice)
     start = frozenset({position})
     if high == low:
-        return set(longest_plays(start, (high,) * 4)[1])
+        used, ends = longest_plays(start, (high,) * 4)
+        return used, set(ends)
     high_used, high_first = longest_plays(start, (high, low))
     low_used, low_first = longest_plays(start, (low, high))
     if max(high_used, low_used) == 2:
-        return set().union(*(ends for used, ends in ((high_used, high_first), (low_used, low_first)) if used == 2))
+        return 2, set().union(*(ends for used, ends in ((high_used, high_first), (low_used, low_first))
+                                if used == 2))
     if high_used == 1:
-        return set(high_first)
-    return set(low_first)
+        return 1, set(high_first)
+    return low_used, set(low_first)
 
 
 def legal_afterstates(position, dice) -> set:
-    """Every position the mover may leave after rolling ``dice``.
+    """Every choice the mover has after rolling ``dice``: (the position he leaves, whether he
+    rolls again).
 
-    The 1-2 is played as a roll, then the player names any double and plays as much of it
-    as he can: the union, over every position after the 1-2 and every double, of that
-    double's plays.
+    The 1-2 is played as a roll. If both its dice were played, the player names any double
+    and plays as much of it as he can: the union, over every position after the 1-2 and
+    every double, of that double's plays; he rolls again only after playing all four steps
+    of it. If the 1-2 could not be played in full, the turn ends there: no double, no extra
+    roll. No other roll rolls again.
     """
     single_moves.cache_clear()  # the cache holds one position's work: little is shared between positions
     position = tuple(int(v) for v in position)
     if sorted(int(d) for d in dice) == [1, 2]:
-        return {end for after in roll_afterstates(position, (1, 2))
-                for double in range(1, 7) for end in roll_afterstates(after, (double, double))}
-    return roll_afterstates(position, tuple(int(d) for d in dice))
+        used, after_1_2 = roll_afterstates(position, (1, 2))
+        if used < 2:
+            return {(after, False) for after in after_1_2}
+        return {(end, steps == 4) for after in after_1_2 for double in range(1, 7)
+                for steps, ends in [roll_afterstates(after, (double, double))] for end in ends}
+    return {(after, False) for after in roll_afterstates(position, tuple(int(d) for d in dice))[1]}

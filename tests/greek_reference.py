@@ -17,9 +17,10 @@ START = 24
 OPPONENT_PATH = tuple(range(12, 0, -1)) + tuple(range(24, 12, -1))  # the opponent's points 24 down to 1
 RULES = {
     # the point the first checker must reach before another leaves the start, the quadrant
-    # the mover may never fill, whether a prime in front of every opposing checker is banned
+    # the mover may never fill (in both, his starting quadrant), whether a prime in front of
+    # every opposing checker is banned
     "moultezim": {"first_checker_reaches": 12, "never_fill": range(19, 25), "no_full_prime": False},
-    "fevga": {"first_checker_reaches": 11, "never_fill": range(7, 13), "no_full_prime": True},
+    "fevga": {"first_checker_reaches": 11, "never_fill": range(19, 25), "no_full_prime": True},
 }
 
 

@@ -80,7 +80,9 @@ def test_parse_errors_name_the_problem(text, fragment):
 @pytest.mark.parametrize(
     "text, fragment",
     [
-        ("24/18", "uses 2 of the 2 dice"),
+        ("24/18", "it plays 1 of the dice, but 2 can be played here"),
+        ("8/5 13/9", "8/5 needs a 3; the roll is 6-4"),  # issue 32: said "a legal play here uses 2 of the 2 dice"
+        ("13/6", "13/6 needs 7 pips; the roll is 6-4"),
         ("7/1 13/9", "no checker on 7"),
         ("6/off 6/2", "home board"),
         ("bar/21 24/18", "no checker on bar"),

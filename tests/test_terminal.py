@@ -119,7 +119,7 @@ def test_a_record_path_that_cannot_be_written_is_reported_in_one_line(tmp_path):
     assert driver.wait() == "move> "
     driver.send("quit")
     assert driver.wait() is None and driver.proc.wait(timeout=30) == 2
-    assert f"gammon play: error: cannot save the game record to {tmp_path}: Is a directory" in driver.transcript
+    assert f"gammon play: error: cannot save the game record to {tmp_path}: is a folder" in driver.transcript
     assert "Traceback" not in driver.transcript
 
 
@@ -159,7 +159,7 @@ def test_fuzz_the_play_prompt_answers_or_refuses(prompt, line, tmp_path_factory,
     try:
         if prompt == "move":
             after = game.move_command(line, starting_board(), (6, 4))
-            assert after is None or after.shape == (26,)
+            assert after is None or after.board.shape == (26,)
         else:
             assert game.before_roll(line, starting_board()) in ("roll", "double", None)
     except Quit:  # 'quit': the session's own way to end
@@ -228,3 +228,16 @@ def test_a_hypergammon_game_plays_to_the_end_at_the_prompt():
     game.run()
     assert any(line.startswith(("You win", "The bot wins")) for line in game.record), game.record[-5:]
     assert "Session ended." not in game.record and sum(game.score) >= 1
+
+
+def test_help_lists_the_commands_and_save_alone_says_what_it_needs():
+    """Issue 32: `help` was an unknown command; `save` without a path was one too."""
+    from gammon.models.players import load_analyst
+
+    _, out = scripted(load_analyst("default"), ["help", "save", "roll", "help", "8/5"], seed=1)
+    text = "\n".join(out)
+    assert "roll (or an empty line), double, hint (cube advice), pip" in text
+    assert "save takes one file name: save FILE" in text
+    assert "a move in gnubg notation (24/18 13/11" in text
+    assert "8/5 needs a 3; the roll is 5-6" in text  # seed 1: the bot opens, then you roll 5-6
+    assert "unknown command" not in text

@@ -1,5 +1,5 @@
 """Acey-Deucey: the vectorized generator against the plain reference, each rule by hand,
-scoring, the text form, and full games with the extra roll after 1-2."""
+scoring, the text form, and full games with the extra roll after a 1-2 played in full."""
 
 import os
 
@@ -24,6 +24,7 @@ from gammon.engine.records.formats import (
 )
 from gammon.engine.rules.board import checkers_off, pip_counts, render
 from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.notation import MoveError, find_play, legal_plays
 from gammon.engine.rules.outcomes import result_points
 from gammon.engine.rules.variants import ACEY_DEUCEY, MIRRORED
 
@@ -75,12 +76,17 @@ def reachable_positions(n: int, seed: int, games: int = 40):
 
 
 def as_sets(afterstates, n: int) -> list[set]:
-    return [set(map(tuple, afterstates.of(i).tolist())) for i in range(n)]
+    """Each input's choices: (position, whether the mover rolls again)."""
+    again = afterstates.extra_roll.tolist()
+    return [set(zip(map(tuple, afterstates.of(i).tolist()), again[afterstates.offsets[i]:afterstates.offsets[i + 1]]))
+            for i in range(n)]
 
 
 def test_the_generator_agrees_with_the_reference_on_20000_reachable_positions():
     boards, dice = reachable_positions(20_000, seed=11)
-    ours = as_sets(generate(boards, dice, variant=ACEY), len(boards))
+    result = generate(boards, dice, variant=ACEY)
+    ours = as_sets(result, len(boards))
+    assert list(map(len, ours)) == result.counts().tolist()  # no choice listed twice
     wrong = [i for i in range(len(boards)) if ours[i] != legal_afterstates(boards[i], dice[i])]
     assert wrong == [], f"{len(wrong)} of {len(boards)} differ, first {boards[wrong[0]].tolist()} {dice[wrong[0]]}"
     # The positions exercise every rule.
@@ -174,22 +180,49 @@ def test_no_bearing_off_while_a_checker_is_still_to_enter():
     assert plays(done, (6, 6)) == ({moved(done, (3, 0), (3, 0), (3, 0), (3, 0))}, 4)
 
 
-def test_the_1_2_then_any_double_played_as_far_as_it_goes():
+def test_the_1_2_then_any_double_played_as_far_as_it_goes_and_in_full_for_the_extra_roll():
     # After 12/11/9 or 12/10/9 (the only 1-2), the double: 1-1 9/5 or 9/6 1/off; 2-2 9/5, then
     # 5/3 is blocked (only half of it); 3-3 9/6 (one of four); 4-4 9/1 and two off; 5-5 9/4/off
     # and two off; 6-6 9/3 is blocked: nothing, the position after the 1-2 stays a choice.
+    # Only a double played in full (all four steps) brings the extra roll.
     board = position({1: 14, 12: 1}, {3: 2, 24: 13})
     nine = moved(board, (12, 9))
     step = np.array(nine, dtype=np.int8)
     expected = {
-        moved(step, (9, 5)), moved(step, (9, 6), (1, 0)), moved(step, (9, 6)),
-        moved(step, (9, 1), (1, 0), (1, 0)), moved(step, (9, 0), (1, 0), (1, 0)), nine,
+        (moved(step, (9, 5)), True), (moved(step, (9, 6), (1, 0)), True), (moved(step, (9, 1), (1, 0), (1, 0)), True),
+        (moved(step, (9, 0), (1, 0), (1, 0)), True),  # 1-1, 4-4 and 5-5 in full
+        (moved(step, (9, 5)), False), (moved(step, (9, 6)), False), (nine, False),  # 2-2, 3-3, 6-6 in part
     }
     result = generate(board, np.array([2, 1]), variant=ACEY)
-    assert set(map(tuple, result.boards.tolist())) == expected
-    assert result.extra_roll.tolist() == [True] and result.dice_used.tolist() == [6]
+    assert as_sets(result, 1) == [expected] and len(result) == len(expected)
+    assert result.dice_used.tolist() == [6]
     steps = {(int(s), int(t)) for s, t in result.steps[result.boards.tolist().index(list(nine))] if s > 0}
     assert steps in ({(12, 11), (11, 9)}, {(12, 10), (10, 9)})  # the 1-2 alone: the double chosen is lost
+
+
+def test_a_1_2_not_played_in_full_brings_no_double_and_no_extra_roll():
+    # The published example: nothing of the 1-2 can move, so the turn ends (formerly any double followed).
+    board, _ = parse_position("/wcAbAAA/v8AAA-0-0", "acey-deucey")
+    result = generate(board, np.array([2, 1]), variant=ACEY)
+    assert as_sets(result, 1) == [{(tuple(board.tolist()), False)}] and result.dice_used.tolist() == [0]
+    assert result.steps.tolist() == [[[-1, -1]] * 6]
+    # Only the 1 can be played (10/9; 9/7 and 10/8 are blocked, the 1-point cannot bear off): 10/9 and no double.
+    one = position({1: 14, 10: 1}, {8: 2, 7: 2, 24: 11})
+    result = generate(one, np.array([1, 2]), variant=ACEY)
+    assert as_sets(result, 1) == [{(moved(one, (10, 9)), False)}] and result.dice_used.tolist() == [1]
+    assert legal_plays(one, (1, 2), ACEY)[0].notation == "10/9 then no double"
+
+
+def test_the_same_position_with_and_without_the_extra_roll_is_two_choices():
+    # 9/5 after the 1-2: by 1-1 in full (he rolls again) or by half of 2-2 (he does not).
+    board = position({1: 14, 12: 1}, {3: 2, 24: 13})
+    nine_five = [p for p in legal_plays(board, (2, 1), ACEY) if p.board.tolist() == list(moved(board, (12, 5)))]
+    assert sorted((p.rolls_again, p.notation.split(" then ")[1]) for p in nine_five) == [
+        (False, "2-2: 9/5"), (True, "1-1: 9/5")]
+    with pytest.raises(MoveError, match="ambiguous .* and the double"):
+        find_play(board, (2, 1), "12/9 9/5", ACEY)
+    for written in nine_five:  # the double written decides
+        assert find_play(board, (2, 1), written.notation, ACEY).rolls_again == written.rolls_again
 
 
 def test_a_checker_entered_with_the_1_2_may_bear_off_with_the_double():
@@ -204,8 +237,9 @@ def test_only_the_1_2_is_wild():
     board = position({3: 14}, {24: 15}, to_enter=1)
     for dice in ((1, 3), (2, 2), (1, 1), (6, 5)):
         result = generate(board, np.array(dice), variant=ACEY)
-        assert result.extra_roll.tolist() == [False] and result.steps.shape[1:] == (6, 2)
-    assert generate(board, np.array([2, 1]), variant=ACEY).extra_roll.tolist() == [True]
+        assert result.extra_roll.shape == (len(result),) and not result.extra_roll.any()
+        assert result.steps.shape[1:] == (6, 2)
+    assert generate(board, np.array([2, 1]), variant=ACEY).extra_roll.any()
 
 
 def test_scoring_counts_checkers_still_to_enter_as_backgammoned():
@@ -261,23 +295,25 @@ def test_flipping_swaps_the_checkers_still_to_enter():
     assert np.array_equal(MIRRORED.flip(turned), board)
 
 
-def test_full_games_play_legally_with_an_extra_roll_after_each_1_2():
+def test_full_games_play_legally_with_an_extra_roll_after_each_1_2_played_in_full():
     result = play_games((random_policy(np.random.default_rng(3)),) * 2, 6, seed=8, variant="acey-deucey",
                         record=True)
     assert set(np.abs(result.points)) <= {1, 2, 3} and (result.points != 0).all()
-    before, rolls, after, again = [], [], [], 0
+    before, rolls, after, wild_turns, rolled_again = [], [], [], 0, 0
     for record in result.records:
         assert record.turns[0][1] == record.opening and record.opening[0] != record.opening[1]
         for (player, dice, board, _), (next_player, _, next_board, _) in zip(record.turns, record.turns[1:]):
-            wild = sorted(dice) == [1, 2]
-            assert next_player == (player if wild else 1 - player)  # the 1-2 rolls again, nothing else does
-            again += wild
-            before.append(board), rolls.append(dice), after.append(next_board if wild else MIRRORED.flip(next_board))
+            again = next_player == player
+            assert sorted(dice) == [1, 2] or not again  # only a 1-2 rolls again
+            wild_turns += sorted(dice) == [1, 2]
+            rolled_again += again
+            before.append(board), rolls.append(dice)
+            after.append((tuple((next_board if again else MIRRORED.flip(next_board)).tolist()), again))
         (_, dice, board, _) = record.turns[-1]
         assert (result_points(generate(board, np.array(dice), variant=ACEY).boards, 15) > 0).any()
-    assert again > 10
-    legal = generate(np.array(before), np.array(rolls), variant=ACEY)
-    assert all((legal.of(i) == a).all(axis=1).any() for i, a in enumerate(after))
+    assert 10 < rolled_again < wild_turns  # a random double is often one that cannot be played in full
+    legal = as_sets(generate(np.array(before), np.array(rolls), variant=ACEY), len(before))
+    assert all(a in legal[i] for i, a in enumerate(after))
 
 
 class _Doubler(Player):
@@ -299,17 +335,17 @@ class _Doubler(Player):
 def test_nobody_doubles_before_the_extra_roll():
     events = []
     play((_Doubler(1), _Doubler(2)), 8, seed=5, rules=Rules(variant="acey-deucey"), watch=events.append)
-    last_move = {}
-    doubles_after_wild = wild_moves = 0
+    last_mover = {}
+    doubles_before_own_roll = wild_moves = 0
     for e in events:
-        if e.kind == "double" and e.slot in last_move:
-            doubles_after_wild += sorted(last_move[e.slot]) == [1, 2]
+        if e.kind == "double" and e.slot in last_mover:
+            doubles_before_own_roll += e.player == last_mover[e.slot]  # he moved last: his extra roll is next
         if e.kind == "move":
-            last_move[e.slot] = e.dice
+            last_mover[e.slot] = e.player
             wild_moves += sorted(e.dice) == [1, 2]
         if e.kind == "end":
-            last_move.pop(e.slot, None)
-    assert wild_moves > 20 and doubles_after_wild == 0
+            last_mover.pop(e.slot, None)
+    assert wild_moves > 20 and doubles_before_own_roll == 0
     assert sum(e.kind == "double" for e in events) > 100
 
 

@@ -15,9 +15,10 @@ from gammon.engine.cube.money import cube_efficiency
 from gammon.engine.cube.state import Cube
 from gammon.engine.errors import BoardError
 from gammon.engine.play.game import Rules, play_games, random_policy
-from gammon.engine.records.formats import position_id
+from gammon.engine.records.formats import parse_position, position_id
 from gammon.engine.rules.board import pip_counts, starting_board
 from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.notation import legal_plays
 from gammon.engine.rules.outcomes import result_points
 from gammon.engine.rules.variants import FEVGA, MIRRORED, MOULTEZIM, ROTATED, VARIANTS
 from gammon.models.network import build_model, save_weights
@@ -126,13 +127,29 @@ def test_moultezim_first_quadrant_never_full_even_for_one_step():
     assert moved(board, (10, 4), (24, 23)) in plays(board, (6, 1), replace(MOULTEZIM, restrictions=()))[0]
 
 
-def test_fevga_never_all_six_points_of_the_opponents_starting_quadrant():
-    board = position({12: 1, 11: 1, 10: 1, 9: 1, 8: 1, 13: 2, 5: 8}, {20: 15})
-    after, _ = plays(board, (6, 1), "fevga")
-    assert moved(board, (13, 7), (12, 11)) in after  # the 1 first empties the 12-point
-    assert moved(board, (13, 7), (5, 4)) not in after
-    assert moved(board, (13, 7), (13, 12)) not in after
-    assert all(not (np.array(b)[7:13] > 0).all() for b in after)
+def test_fevga_never_all_six_points_of_the_players_own_starting_quadrant():
+    # The published rule: the mover's 19..24, as in Moultezim. 20 is the one point of them still
+    # empty: 24/20 may fill it only after a checker has left 19, 22 or 23 alone there.
+    board, _ = parse_position("CKBSSz4IkkqlOg", "fevga")
+    legal = legal_plays(board, (5, 4), "fevga")
+    written = {p.notation for p in legal}
+    assert "24/20 24/19" not in written  # 19..24 full whichever die goes first
+    assert {"24/20 19/14", "24/20 22/17", "24/20 23/18", "24/15", "13/4"} <= written and len(legal) == 52
+    assert all(not (p.board[19:25] > 0).all() for p in legal)
+    assert "24/20 24/19" in {p.notation for p in legal_plays(board, (5, 4), replace(FEVGA, restrictions=()))}
+    # The opponent's starting quadrant, the mover's 7..12, may be filled.
+    other = position({12: 1, 11: 1, 10: 1, 9: 1, 8: 1, 13: 2, 5: 8}, {20: 15})
+    assert moved(other, (13, 7), (5, 4)) in plays(other, (6, 1), "fevga")[0]
+
+
+@pytest.mark.parametrize("variant", GREEK)
+def test_a_step_that_would_fill_the_starting_quadrant_is_lost_like_any_forbidden_step(variant):
+    # 5-5: every five but 24/19 is blocked, and 24/19 fills 19..24: nothing can be played.
+    board = position({24: 2, 23: 1, 22: 1, 21: 1, 20: 1, 1: 9}, {18: 1, 17: 1, 16: 1, 15: 1, 10: 11})
+    assert plays(board, (5, 5), variant) == ({tuple(board.tolist())}, 0)
+    assert plays(board, (5, 5), replace(VARIANTS[variant], restrictions=()))[1] == 4  # 24/19 itself is open
+    # 5-1: the 1 first (20/19 empties the 20-point), then 24/19 is legal; never 24/19 first.
+    assert moved(board, (20, 19), (24, 19)) in plays(board, (5, 1), variant)[0]
 
 
 def test_fevga_no_prime_in_front_of_every_opposing_checker():

@@ -106,7 +106,7 @@ class TorchAfterstates:
     offsets: torch.Tensor  # (N + 1,) int64
     plays: torch.Tensor  # (M, 6) int8: step sources and dice order, decoded by ``steps``
     dice_used: torch.Tensor  # (N,) int8: the most dice a legal play uses (0..2, or 0..4 for doubles)
-    extra_roll: torch.Tensor  # (N,) bool: the mover rolls again (never, on backgammon's board)
+    extra_roll: torch.Tensor  # (M,) bool: the mover rolls again after this play (never, on backgammon's board)
 
     @property
     def steps(self) -> torch.Tensor:
@@ -437,7 +437,7 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
         offsets=offsets,
         plays=rows[:, RECORD:].contiguous(),
         dice_used=dice_used,
-        extra_roll=torch.zeros(n, dtype=torch.bool, device=boards.device),
+        extra_roll=torch.zeros(len(parent), dtype=torch.bool, device=boards.device),
     )
 
 

@@ -42,7 +42,7 @@ from gammon.engine.play.players import Cubeless, Player
 from gammon.engine.rules.groups import best_in_groups, best_k_in_groups
 from gammon.engine.rules.outcomes import RESULT_POINTS, afterstate_probs, exclusive_results
 from gammon.engine.rules.variants import ROTATED, Variant, variant_named
-from gammon.engine.search.evaluator import WILD_KEEP, evaluator_policy, rolls_again
+from gammon.engine.search.evaluator import WILD_KEEP, evaluator_policy
 from gammon.models.encoding import ENTERING_ENCODING
 from gammon.models.network import (
     NetEvaluator,
@@ -68,15 +68,15 @@ class Config:
     hidden: int = 128  # hidden units (one ReLU layer) of every net
     nets: str = ""  # one net per position class, NAME=ENCODING,...; empty: the variant's own (default_nets)
     init: str = ""  # a weights file to start from (nets whose encodings extend its own); empty: random
-    lr: float = 1e-3  # Adam
+    lr: float = 1e-3  # Adam's learning rate
     # Positions per TD gradient step; 0: one step per ply over every game's move. Thousands of games
     # side by side (on a GPU) take one step a ply and so learn less per game: split, they take several.
     minibatch: int = 0
     # Extra TD steps a ply, each on an earlier ply drawn at random from the last replay_window (with the
     # targets taken when it was played): more learning per game played when thousands run side by side.
     replay: int = 0
-    replay_window: int = 32
-    seed: int = 1
+    replay_window: int = 32  # the plies --replay draws from, the latest first
+    seed: int = 1  # dice, first weights and evaluation games all follow it
     threads: int = 2  # torch CPU threads (results are reproducible for a fixed count)
     device: str = "auto"  # where the network runs: auto (a GPU when present), cpu, cuda
     backend: str = "auto"  # where self-play runs: numpy (host), torch (the device); auto: torch on a GPU
@@ -188,7 +188,7 @@ class Trainer(Player):
         if self.on_device:  # the same choice in torch (training/device_selfplay.py)
             choice, self.targets = greedy_choice(self.model, afterstates, self.variant)
             return choice
-        results = self.result_distribution(afterstates.boards, rolls_again(afterstates))  # mover's view, (M, 6)
+        results = self.result_distribution(afterstates.boards, afterstates.extra_roll)  # mover's view, (M, 6)
         choice = best_in_groups(results @ RESULT_POINTS, afterstates.offsets)
         self.targets = torch.from_numpy(results[choice]).to(self.device)
         return choice

@@ -11,7 +11,8 @@ handed to the generator to prune its wild rolls' plays. Games score by
 
 The variant (:mod:`engine.rules.variants`) decides the starting position, the legal moves (the
 generator reads its hooks), how the board is turned round between turns (its geometry),
-whether the player rolls again (a wild roll, Acey-Deucey's 1-2: ``Afterstates.extra_roll``)
+whether the player rolls again (a wild roll and its double played in full, Acey-Deucey's 1-2:
+``Afterstates.extra_roll``)
 and the scoring; nothing else in the loop depends on it.
 """
 
@@ -419,9 +420,9 @@ class _Table:
         if player.learning:
             player.learn(before, after)
         if self.records is not None or self.watch is not None:
-            for g, k, r, m in zip(mine, choice, roll, movers):
-                wild = afterstates.extra_roll[afterstates.parent[k]]  # written in its two parts
-                move, rolled = format_move(self.boards[g], afterstates.steps[k], wild), (int(r[0]), int(r[1]))
+            wild = variant.is_wild(roll)  # a wild roll's play is written in its two parts
+            for g, k, r, m, w in zip(mine, choice, roll, movers, wild):
+                move, rolled = format_move(self.boards[g], afterstates.steps[k], w), (int(r[0]), int(r[1]))
                 if self.records is not None:
                     self.records[g].turns.append((int(m), rolled, self.boards[g].copy(), move))
                 if self.watch is not None:
@@ -429,7 +430,7 @@ class _Table:
         won = result_points(after, variant.checkers, variant.backgammons)
         if self.rules.money and self.rules.jacoby:
             won = np.where(self.turned[mine], won, np.minimum(won, 1))
-        again = afterstates.extra_roll & (won == 0)
+        again = afterstates.extra_roll[choice] & (won == 0)
         self.boards[mine] = np.where(again[:, None], after, variant.geometry.flip(after))
         self.first_move[mine] = self.preset[mine] = False
         self.extra_roll[mine] = again

@@ -24,7 +24,7 @@ from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.search.analysis import position_probs, searched_afterstates
-from gammon.engine.search.evaluator import ProbabilityEvaluator, rolls_again
+from gammon.engine.search.evaluator import ProbabilityEvaluator
 
 CHUNK = 1024  # rolls judged per batch: each position spreads into 21 rolls of about 20 plays
 WILD_CHUNK = 16  # ... but into tens of thousands where a wild roll may be played with any double
@@ -33,7 +33,7 @@ WILD_CHUNK = 16  # ... but into tens of thousands where a wild roll may be playe
 def best_play_equities(evaluator: ProbabilityEvaluator, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
     """The cubeless equity of each board's best 0-ply play of its roll ``dice`` (N, 2), for the mover."""
     afterstates = generate(boards, dice, check=False, variant=evaluator.variant)
-    equity = cubeless_equity(searched_afterstates(evaluator, afterstates.boards, 0, rolls_again(afterstates)))
+    equity = cubeless_equity(searched_afterstates(evaluator, afterstates.boards, 0, afterstates.extra_roll))
     return equity[best_in_groups(equity, afterstates.offsets)]
 
 

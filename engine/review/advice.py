@@ -4,6 +4,8 @@ JSON-ready dicts out. The command line prints them, batch files store them.
 
 from __future__ import annotations
 
+import numpy as np
+
 from gammon.engine.cube.state import Cube
 from gammon.engine.records.formats import position_id
 from gammon.engine.rules.notation import format_move
@@ -17,9 +19,10 @@ def hint_rows(net, board, state, dice, plies: int, filters=None) -> list[dict]:
     moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state), filters=filters)
     best = moves[0].cubeful
     variant = net.variant
+    wild = bool(variant.is_wild(np.asarray(dice)))  # a wild roll's play is written in its two parts
     # The result's Position ID is the next roll's, in the variant's own numbering: the opponent's view, or
-    # the mover's own when he rolls again (a wild roll's play).
-    return [{"move": format_move(board, m.steps, m.rolls_again),
+    # the mover's own when he rolls again (a wild roll and its double played in full).
+    return [{"move": format_move(board, m.steps, wild),
              "result_id": position_id(m.board if m.rolls_again else variant.geometry.flip(m.board), variant),
              "equity": m.cubeful,
              "cubeless": m.equity, "diff": m.cubeful - best, "plies": m.plies, "probs": m.probs.tolist()}

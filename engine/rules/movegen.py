@@ -39,10 +39,10 @@ Variants (:mod:`engine.rules.variants`) are read from two hooks, never from a co
   (source 25, landing on ``25 - die``) whenever the bar holds no hit checker, at the
   player's choice, and keeps bearing off shut like a checker outside the home board. The
   shortcuts stay valid: entering commutes with other steps as moving from the bar does;
-* ``wild_roll`` (Acey-Deucey's 1-2): the roll is played as usual, then each of its
-  afterstates is played again with each of the six doubles, and the union, merged per
-  input, is the turn's set of afterstates (:func:`_wild_plays`); the player rolls again
-  (``Afterstates.extra_roll``).
+* ``wild_roll`` (Acey-Deucey's 1-2): the roll is played as usual; where both its dice
+  were played, each of its afterstates is played again with each of the six doubles, and
+  the union, merged per input, is the turn's set of afterstates (:func:`_wild_plays`); the
+  player rolls again after a double played in full (``Afterstates.extra_roll``).
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ UNENTERED_COLS = slice(32, 34)  # the mover's checkers still to enter, then the 
 MOVER_UNENTERED_COL = UNENTERED_COLS.start
 BAR = 25  # the mover's bar: the source of a checker entering, from the bar or from off the board
 WILD_STEPS = 6  # a wild roll's play: its two dice, then the four of the double chosen
+WILD_DICE, DOUBLE_STEPS = 2, 4  # the parts of a wild roll's play, each to be played in full for the next
 # (boards after a wild roll's two dice, mover to play a double next; the input each belongs to) -> bool keep mask
 WildFilter = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -96,7 +97,8 @@ class Afterstates:
     afterstate is the unchanged board. ``steps[k]`` holds one legal play reaching
     ``boards[k]``: four ``(from, to)`` pairs in play order (six in a variant with a wild
     roll), ``to == 0`` for bearing off, unused steps ``(-1, -1)``. A checker entering from
-    off the board steps from 25, as one from the bar.
+    off the board steps from 25, as one from the bar. ``extra_roll[k]``: after ``boards[k]``
+    the mover rolls again; the same position with and without it is two afterstates.
     """
 
     boards: np.ndarray  # (M, 26) int8; (M, 28) in Acey-Deucey
@@ -107,7 +109,7 @@ class Afterstates:
     plays: np.ndarray
     # (N,) int8, the most dice a legal play uses (0..2, 0..4 for doubles, 0..6 for a wild roll)
     dice_used: np.ndarray
-    extra_roll: np.ndarray  # (N,) bool: the mover rolls again after this play, unless it ended the game
+    extra_roll: np.ndarray  # (M,) bool: the mover rolls again after this play, unless it ended the game
 
     @cached_property
     def steps(self) -> np.ndarray:
@@ -382,7 +384,8 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
     batch of one. ``check=False`` skips input validation (for callers that produced the
     boards themselves). ``variant`` (a name or a :class:`~engine.rules.variants.Variant`) gives
     the rules; backgammon's by default. A wild roll's afterstates are those of the whole
-    turn: the roll, then the double the player chooses (``Afterstates.extra_roll``).
+    turn: the roll, then, if both its dice were played, the double the player chooses, then
+    another roll if the double was played in full (``Afterstates.extra_roll``).
     ``wild_filter`` (a player's, not a rule) keeps some of a wild roll's plays before the
     double is chosen and drops the rest, so a bot need not weigh every one of the turn's
     thousands of afterstates (:func:`engine.search.evaluator.wild_filter`); every afterstate left
@@ -408,7 +411,7 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
         return _with_wild_roll(boards, dice, variant, wild_filter)
     rows, _, parent, dice_used = _legal_plays(boards, dice, variant)
     return _afterstates(_boards_of(rows).copy(), parent, rows[:, STEP_COLS.start : ROW].copy(), dice_used,
-                        np.zeros(len(boards), dtype=bool))
+                        np.zeros(len(rows), dtype=bool))
 
 
 def _legal_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant):
@@ -452,32 +455,64 @@ def _with_wild_roll(boards: np.ndarray, dice: np.ndarray, variant: Variant,
     for chosen, plays_of in ((np.flatnonzero(~wild), _plain_plays),
                              (np.flatnonzero(wild), partial(_wild_plays, wild_filter=wild_filter))):
         if len(chosen):
-            rows, parent, plays, used = plays_of(boards[chosen], dice[chosen], variant)
+            rows, parent, plays, again, used = plays_of(boards[chosen], dice[chosen], variant)
             dice_used[chosen] = used
-            parts.append((_boards_of(rows), chosen[parent], plays))
-    after, parent, plays = (np.concatenate(part) for part in zip(*parts))
+            parts.append((_boards_of(rows), chosen[parent], plays, again))
+    after, parent, plays, again = (np.concatenate(part) for part in zip(*parts))
     order = np.argsort(parent, kind="stable")
-    return _afterstates(after[order], parent[order], plays[order], dice_used, wild)
+    return _afterstates(after[order], parent[order], plays[order], dice_used, again[order])
 
 
 def _plain_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant):
-    """:func:`_legal_plays`, with each play in the six-step record (its last two steps unused)."""
+    """:func:`_legal_plays` in the six-step record, none of them rolling again."""
     rows, _, parent, dice_used = _legal_plays(boards, dice, variant)
+    return rows, parent, _six_step_record(rows), np.zeros(len(rows), dtype=bool), dice_used
+
+
+def _six_step_record(rows: np.ndarray) -> np.ndarray:
+    """The play of each row of one roll (not a wild roll's double) as six step sources, then
+    the die of each step; its last two steps unused."""
     unused = np.zeros((len(rows), 2), dtype=np.int8)
-    plays = np.concatenate([rows[:, STEP_COLS], unused, rows[:, [DIE1_COL, DIE2_COL, DIE2_COL, DIE2_COL]], unused],
-                           axis=1)
-    return rows, parent, plays, dice_used
+    return np.concatenate([rows[:, STEP_COLS], unused, rows[:, [DIE1_COL, DIE2_COL, DIE2_COL, DIE2_COL]], unused],
+                          axis=1)
 
 
 def _wild_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant, wild_filter: WildFilter | None = None):
-    """A wild roll (Acey-Deucey's 1-2): its two dice as any roll (compulsory play as usual),
-    then, from each afterstate, any double the player chooses, played as fully as it can be.
+    """A wild roll (Acey-Deucey's 1-2): its two dice as any roll (compulsory play as usual). If
+    both are played, any double the player chooses follows (:func:`_doubles_after`); if not,
+    the turn ends with what was played, no double and no extra roll.
 
-    The afterstates are the union over the six doubles, one per distinct position and input;
-    a play is written as six steps, the wild roll's two and the double's four. A
-    ``wild_filter`` chooses which of the two dice's plays go on to a double.
+    Compulsory play makes every play of a roll use the same number of dice, so each input
+    either goes on to the doubles or ends. Returns the rows, their inputs, their six-step
+    records, whether the player rolls again, and the dice each input's plays use.
     """
-    first, _, first_input, first_used = _legal_plays(boards, dice, variant)
+    first, _, first_input, dice_used = _legal_plays(boards, dice, variant)
+    whole = dice_used[first_input] == WILD_DICE
+    cut = _take_rows(first, np.flatnonzero(~whole))
+    parts = [(cut, first_input[~whole], _six_step_record(cut), np.zeros(len(cut), dtype=bool))]
+    if whole.any():
+        *doubled, used = _doubles_after(_take_rows(first, np.flatnonzero(whole)), first_input[whole], len(boards),
+                                        variant, wild_filter)
+        parts.append(doubled)
+        dice_used = np.maximum(dice_used, used)
+    rows, parent, plays, again = (np.concatenate(part) for part in zip(*parts))
+    return rows, parent, plays, again, dice_used
+
+
+def _doubles_after(first: np.ndarray, first_input: np.ndarray, n: int, variant: Variant,
+                   wild_filter: WildFilter | None):
+    """After each play ``first`` of a wild roll's two dice (of inputs ``first_input``, of ``n``),
+    each double the player may choose, played as fully as it can be; he rolls again only after
+    all four of its steps.
+
+    He may name any double, also one he cannot play in full (what cannot be played is lost, and
+    the turn ends). One afterstate per input, position and extra roll or not: the same position
+    after different doubles is one choice, but with and without the extra roll it is two. A
+    play is written as six steps, the wild roll's two and the double's four. A ``wild_filter``
+    chooses which plays of the two dice go on. Returns the rows, their inputs, their records,
+    whether the player rolls again, and the most dice each input's turn uses ((n,), 0 for inputs
+    not here).
+    """
     if wild_filter is not None:
         kept = np.flatnonzero(np.asarray(wild_filter(_boards_of(first), first_input), dtype=bool))
         if not np.array_equal(np.unique(first_input[kept]), np.unique(first_input)):
@@ -488,14 +523,15 @@ def _wild_plays(boards: np.ndarray, dice: np.ndarray, variant: Variant, wild_fil
                                                      np.stack([faces, faces], axis=1), variant)
     via = then_input // 6  # the play of the wild roll that each comes after
     parent = first_input[via]
-    # The same position after different doubles is one choice: hashed by the input it belongs to
-    # (the hash is linear in the input's index), merged, still grouped by input.
-    keys += (parent.astype(np.uint64) - then_input.astype(np.uint64)) * _PARENT_SALT
-    keep = _unique(then, keys, parent)
-    dice_used = np.zeros(len(boards), dtype=np.int8)
-    each = first_input[np.arange(len(faces)) // 6]
-    np.maximum.at(dice_used, each, first_used[each] + then_used)
+    again = then_used[then_input] == DOUBLE_STEPS
+    # Merged per (input, extra roll): the group 2 * input + again takes the place of the double's
+    # own input in the hash (which is linear in it) and in the exact comparison; rows stay grouped by input.
+    group = 2 * parent + again
+    keys += (group.astype(np.uint64) - then_input.astype(np.uint64)) * _PARENT_SALT
+    keep = _unique(then, keys, group)
+    dice_used = np.zeros(n, dtype=np.int8)
+    np.maximum.at(dice_used, first_input[np.arange(len(faces)) // 6], WILD_DICE + then_used)
     rows = _take_rows(then, keep)
     wild_play = first[:, [STEP_COLS.start, STEP_COLS.start + 1, DIE1_COL, DIE2_COL]][via[keep]]  # sources, dice
     plays = np.concatenate([wild_play[:, :2], rows[:, STEP_COLS], wild_play[:, 2:], rows[:, [DIE1_COL] * 4]], axis=1)
-    return rows, parent[keep], plays, dice_used
+    return rows, parent[keep], plays, again[keep], dice_used

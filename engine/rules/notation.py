@@ -17,12 +17,14 @@ Fevga and Moultezim nothing is ever hit and nobody is on the bar, so their moves
 Acey-Deucey adds two things. A checker entering from off the board (never entered yet) is
 written from ``off``: ``off/22``, while ``bar/22`` stays a hit checker re-entering (a
 checker can never move from the borne-off tray, so the source says which). A 1-2 turn,
-the 1-2 and then the double the player chose (``Afterstates.extra_roll``), is written in
-its two parts: ``13/11 6/5 then 4-4: 24/20(2) 13/9(2)``; ``no move`` stands for a part
-that moves nothing, and ``then no double`` for a double that moved nothing (a turn that
-moves nothing at all is the empty string, as in every variant). Typed moves may
-use the same words (``then``, ``4-4:``, ``no move`` and ``no double`` only separate the
-parts) or list every step of the turn in any order.
+the 1-2 and then the double the player chose, is written in its two parts:
+``13/11 6/5 then 4-4: 24/20(2) 13/9(2)``; ``no move`` stands for a part that moves nothing,
+and ``then no double`` for a double that moved nothing or never came (a 1-2 not played in
+full); a turn that moves nothing at all is the empty string, as in every variant. Typed
+moves may use the same words (``then``, ``no move`` and ``no double`` only separate the
+parts) or list every step of the turn in any order; ``4-4:`` separates the parts too, and
+where the same position can be left with the extra roll (a double played in full) and
+without it (another double, played in part), it names the one meant.
 """
 
 from __future__ import annotations
@@ -127,12 +129,19 @@ def _format_wild(board, steps) -> str:
     steps = np.asarray(steps).reshape(-1, 2)
     if len(steps) != WILD_STEPS:
         raise ValueError(f"a wild roll's play has {WILD_STEPS} steps; got {len(steps)}")
-    first, double = steps[:2], steps[2:][steps[2:, 0] > 0]
+    first, double = steps[:2], steps[2:]
     opening = format_move(b, first) or "no move"
-    if len(double) == 0:
+    die = _double_die(steps)
+    if die == 0:
         return "" if opening == "no move" else f"{opening} then no double"  # "": nothing played, as elsewhere
-    die = int((double[:, 0] - double[:, 1]).max())
     return f"{opening} then {die}-{die}: {format_move(_after_steps(b, first), double)}"
+
+
+def _double_die(steps) -> int:
+    """The die of the double in a wild roll's six steps, as it is written; 0 when the double moved nothing."""
+    double = np.asarray(steps).reshape(-1, 2)[2:]
+    moved = double[double[:, 0] > 0]
+    return int((moved[:, 0] - moved[:, 1]).max()) if len(moved) else 0
 
 
 def _after_steps(board: np.ndarray, steps) -> np.ndarray:
@@ -247,7 +256,7 @@ class LegalPlay:
     board: np.ndarray
     steps: np.ndarray
     notation: str
-    rolls_again: bool = False  # a wild roll's play: the mover rolls again (unless it won the game)
+    rolls_again: bool = False  # a wild roll and its double played in full: the mover rolls again (unless he won)
 
 
 def legal_plays(board, dice, variant: str | Variant = "standard") -> list[LegalPlay]:
@@ -257,9 +266,9 @@ def legal_plays(board, dice, variant: str | Variant = "standard") -> list[LegalP
     b = validate(board, variant.checkers, variant.board_size)
     d = np.asarray(dice, dtype=np.int64)
     result = generate(b[None], d[None], variant=variant)
-    wild = bool(result.extra_roll[0])
-    return [LegalPlay(board=a, steps=s, notation=format_move(b, s, wild), rolls_again=wild)
-            for a, s in zip(result.boards, result.steps)]
+    wild = bool(variant.is_wild(d))
+    return [LegalPlay(board=a, steps=s, notation=format_move(b, s, wild), rolls_again=bool(again))
+            for a, s, again in zip(result.boards, result.steps, result.extra_roll)]
 
 
 def _net_mover_change(segments, size: int) -> np.ndarray:
@@ -302,11 +311,15 @@ def find_play(board, dice, text: str, variant: str | Variant = "standard") -> Le
     if len(matches) > 1:  # same checkers moved, different blots hit: the points written as landings decide
         written = _after_steps(b, segments)
         exact = [p for p in matches if np.array_equal(p.board, written)]
+        named = re.search(r"\b([1-6])-\1:", text)
+        if named and len(exact) > 1:  # one position, with and without the extra roll: the double written decides
+            exact = [p for p in exact if _double_die(p.steps) == int(named.group(1))]
         if len(exact) == 1:
             return exact[0]
         options = ", ".join(p.notation for p in matches)
-        raise MoveError(f"{text!r} is ambiguous with {roll}: it could be {options}; "
-                        "write the hits with '*' and the intermediate points")
+        what = ("the hits with '*', the intermediate points and the double (then 4-4:)" if variant.is_wild(np.array(d))
+                else "the hits with '*' and the intermediate points")
+        raise MoveError(f"{text!r} is ambiguous with {roll}: it could be {options}; write {what}")
     if matches:
         return matches[0]
     raise MoveError(_why_illegal(b, d, segments, plays, text, variant))
@@ -314,8 +327,8 @@ def find_play(board, dice, text: str, variant: str | Variant = "standard") -> Le
 
 def _rule_broken(board: np.ndarray, segments, variant: Variant) -> str | None:
     """The first of the variant's restrictions that the written move breaks on its way (each
-    segment applied in turn), as the first sentence of its docstring without the variant's
-    name in front; None when it breaks none."""
+    segment applied in turn), as the first sentence of its docstring without the variants'
+    names in front; None when it breaks none."""
     b = board.copy()
     for start, end in segments:
         b[start] -= 1
@@ -325,13 +338,36 @@ def _rule_broken(board: np.ndarray, segments, variant: Variant) -> str | None:
             if rule(b[None])[0]:
                 sentence = re.split(r"\.(?:\s|$)", " ".join((rule.__doc__ or rule.__name__).split()))[0]
                 named, _, text = sentence.partition(": ")
-                return text if named.lower() == variant.name else sentence
+                return text if variant.name in named.lower().split(" and ") else sentence
     return None
 
 
 def _to_enter(board: np.ndarray) -> int:
     """The mover's checkers still to enter (0 on a board without them)."""
     return int(board[OFF_BOARD]) if len(board) > BOARD_SIZE else 0
+
+
+def _dice_for(distance: int, dice: tuple[int, int]) -> int:
+    """How many dice of the roll move one checker ``distance`` pips (a die, both, or up to four of a double);
+    0 when they cannot."""
+    if dice[0] == dice[1]:
+        steps, left = divmod(distance, dice[0])
+        return steps if not left and 1 <= steps <= 4 else 0
+    return 1 if distance in dice else 2 if distance == sum(dice) else 0
+
+
+def _unmade_segment(segments, dice: tuple[int, int], variant: Variant) -> str | None:
+    """Why a step of the typed move fits no die of the roll ("8/5 needs a 3; the roll is 6-2"), or None.
+
+    Steps that bear off are left to the other checks (a higher die may bear off), as is a wild roll."""
+    if variant.is_wild(np.array(dice)):
+        return None
+    for start, end in segments:
+        distance = min(start, MOVER_BAR) - end
+        if end > 0 and not _dice_for(distance, dice):
+            need = f"a {distance}" if distance <= 6 else f"{distance} pips"
+            return f"{_point_name(start)}/{end} needs {need}; the roll is {dice[0]}-{dice[1]}"
+    return None
 
 
 def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text: str, variant: Variant) -> str:
@@ -359,8 +395,15 @@ def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text
         reason = f"it moves {pips} pips but {roll} gives at most {max_pips}"
     elif rule := _rule_broken(board, segments, variant):
         reason = f"{variant.name} forbids it: {rule}"
+    elif unmade := _unmade_segment(segments, dice, variant):
+        reason = unmade
     else:
         used = max(int((p.steps[:, 0] > 0).sum()) for p in plays)
-        reason = f"a legal play here uses {used} of the {max_dice} dice (as many as possible must be played)"
+        typed = sum(_dice_for(min(start, MOVER_BAR) - end, dice) or 1 for start, end in segments)
+        reason = (f"it plays {typed} of the dice, but {used} can be played here, and as many as possible must be"
+                  if typed < used else
+                  "only one die can be played here, and the larger one must be played when it can"
+                  if used == 1 and max_dice == 2 else
+                  f"a legal play here uses {used} of the {max_dice} dice (as many as possible must be played)")
     examples = ", ".join(p.notation for p in plays[:6]) + (" ..." if len(plays) > 6 else "")
     return f"{text!r} is not legal with {roll}: {reason}. Legal: {examples}"

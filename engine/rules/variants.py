@@ -9,8 +9,8 @@ A :class:`Variant` says
   batch of boards seen from the player who has just moved a checker;
 * its scoring: whether a backgammon counts 3;
 * checkers that start off the board and are entered at will (Acey-Deucey), and a *wild
-  roll*: a roll after whose play the player chooses any double, plays it and rolls again
-  (Acey-Deucey's 1-2).
+  roll*: a roll which, played in full, lets the player choose any double, which, played in
+  full, lets him roll again (Acey-Deucey's 1-2).
 
 Boards are in the one layout of :mod:`engine.rules.board`, seen from the side to move (the
 *mover*), who moves from his 24-point towards his 1-point and bears off from 1..6. That
@@ -135,16 +135,11 @@ def _holds_all(boards: np.ndarray, points: range) -> np.ndarray:
     return np.all(np.asarray(boards)[..., points.start : points.stop] > 0, axis=-1)
 
 
-def moultezim_first_quadrant(boards: np.ndarray) -> np.ndarray:
-    """Moultezim: a player may never have checkers on every point of his first quadrant (his
-    19..24, where he starts); at least one must be empty or held by the opponent."""
+def starting_quadrant_filled(boards: np.ndarray) -> np.ndarray:
+    """Fevga and Moultezim: a player may never have checkers on every point of his starting
+    quadrant (his 19..24, where all his checkers start); at least one must be empty or held by
+    the opponent."""
     return _holds_all(boards, range(19, 25))
-
-
-def fevga_opponent_start_quadrant(boards: np.ndarray) -> np.ndarray:
-    """Fevga: a player may never hold all six points of the opponent's starting quadrant (the
-    opponent's 19..24, which are the mover's 7..12)."""
-    return _holds_all(boards, range(7, 13))
 
 
 def fevga_prime_before_all(boards: np.ndarray) -> np.ndarray:
@@ -174,7 +169,7 @@ class Variant:
     restrictions: tuple[Restriction, ...] = ()
     backgammons: bool = True  # scoring: a backgammon counts 3 (else a gammon, 2, is the most)
     off_board: int = 0  # checkers a side starts with off the board, entered at will (boards of 28 cells)
-    wild_roll: tuple[int, int] | None = None  # (low, high): played, then any double, then the player rolls again
+    wild_roll: tuple[int, int] | None = None  # (low, high): played in full, then any double; in full, another roll
 
     @property
     def checkers(self) -> int:
@@ -216,10 +211,11 @@ STANDARD = Variant("standard", {24: 2, 13: 5, 8: 3, 6: 5})
 NACKGAMMON = Variant("nackgammon", {24: 2, 23: 2, 13: 4, 8: 3, 6: 4})
 HYPERGAMMON = Variant("hypergammon", {24: 1, 23: 1, 22: 1})
 FEVGA = Variant("fevga", {START: 15}, ROTATED, lone_checker_holds=True, backgammons=False,
-                restrictions=(fevga_first_checker, fevga_opponent_start_quadrant, fevga_prime_before_all))
+                restrictions=(fevga_first_checker, starting_quadrant_filled, fevga_prime_before_all))
 MOULTEZIM = Variant("moultezim", {START: 15}, ROTATED, lone_checker_holds=True, backgammons=False,
-                    restrictions=(moultezim_first_checker, moultezim_first_quadrant))
-# All 15 start off the board; 1-2 is played, then a double of the player's choice, then he rolls again.
+                    restrictions=(moultezim_first_checker, starting_quadrant_filled))
+# All 15 start off the board; a 1-2 played in full brings a double of the player's choice, and that double
+# played in full another roll.
 ACEY_DEUCEY = Variant("acey-deucey", {}, off_board=15, wild_roll=(1, 2))
 
 # Every variant the engine plays (docs/rules.md, "Starting positions and variants").

@@ -27,7 +27,7 @@ from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
 from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import afterstate_probs, cubeless_equity, result_points, swap_sides
-from gammon.engine.search.evaluator import ProbabilityEvaluator, rolls_again, zero_ply_choice
+from gammon.engine.search.evaluator import ProbabilityEvaluator, zero_ply_choice
 
 # gnubg's default root move filter: keep up to 8 moves within 0.16 of the best at 0-ply.
 FILTER_MOVES, FILTER_MARGIN = 8, 0.16
@@ -51,12 +51,22 @@ def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
         return np.concatenate([position_probs(evaluator, boards[i:i + SEARCH_CHUNK], plies)
                                for i in range(0, len(boards), SEARCH_CHUNK)])
     n = len(boards)
+    afterstates, best, static = best_play_of_every_roll(evaluator, boards)
+    best = best.ravel()
+    chosen = static if plies == 1 else searched_afterstates(evaluator, afterstates.boards[best], plies - 1,
+                                                            afterstates.extra_roll[best]).reshape(n, len(ROLLS), 5)
+    return np.einsum("nrk,r->nk", chosen, ROLL_WEIGHTS)
+
+
+def best_play_of_every_roll(evaluator: ProbabilityEvaluator, boards: np.ndarray):
+    """``(afterstates, best, probs)``: for each board (player on roll) and each of the 21 rolls of ROLLS, the
+    play the evaluator's 0-ply choice makes (engine.search.evaluator.zero_ply_choice): ``best`` (N, 21) its
+    index in ``afterstates`` (every play of every roll), ``probs`` (N, 21, 5) its probabilities for the mover."""
+    n = len(boards)
     afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
                            variant=evaluator.variant)
-    again = rolls_again(afterstates)
-    best, static = zero_ply_choice(evaluator, afterstates, again)
-    chosen = static if plies == 1 else searched_afterstates(evaluator, afterstates.boards[best], plies - 1, again[best])
-    return (chosen.reshape(n, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
+    best, probs = zero_ply_choice(evaluator, afterstates, afterstates.extra_roll)
+    return afterstates, best.reshape(n, len(ROLLS)), probs.reshape(n, len(ROLLS), 5)
 
 
 def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int,
@@ -85,7 +95,7 @@ def ply_policy(evaluator: ProbabilityEvaluator, plies: int):
     """A move policy (engine.search.evaluator.Policy) choosing by cubeless equity at ``plies``, batched over games."""
 
     def choose(afterstates) -> np.ndarray:
-        again = rolls_again(afterstates)
+        again = afterstates.extra_roll
         equity = cubeless_equity(searched_afterstates(evaluator, afterstates.boards, 0, again))
         if plies > 0:
             keep = filter_leaders(equity, afterstates.offsets)
@@ -105,7 +115,7 @@ class RankedMove:
     equity: float  # cubeless
     cubeful: float  # money, per unit cube, opponent on roll after the move (the mover, if he rolls again)
     plies: int  # depth this move was evaluated at
-    rolls_again: bool = False  # a wild roll's play: the mover rolls again (Acey-Deucey's 1-2)
+    rolls_again: bool = False  # the mover rolls again (Acey-Deucey's 1-2 and its double, played in full)
 
 
 def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: int = 0,
@@ -124,7 +134,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     (an afterstate, e.g. the move a player chose) is searched deep whatever the filters say.
     """
     afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None], variant=evaluator.variant)
-    again = rolls_again(afterstates)
+    again = afterstates.extra_roll
     probs = searched_afterstates(evaluator, afterstates.boards, 0, again)
     depth = np.zeros(len(probs), dtype=int)
     filters = MOVE_FILTERS if filters is None else filters

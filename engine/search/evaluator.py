@@ -25,7 +25,8 @@ its scoring. Finished positions (the mover has borne off every checker) are scor
 exactly with it (:mod:`engine.rules.outcomes`) and never reach an evaluator.
 
 ``score_afterstates`` values every afterstate as the turn passing to the opponent. After a
-wild roll (Acey-Deucey's 1-2, ``Afterstates.extra_roll``) the mover rolls again instead:
+wild roll played in full (Acey-Deucey's 1-2 and its double, ``Afterstates.extra_roll``) the mover
+rolls again instead:
 :func:`afterstate_scores`, the one way players score a generator's afterstates, then values
 them as his own position on roll when the evaluator estimates probabilities. A scorer
 without probabilities (pubeval, the heuristic, random) judges the board as it stands, from
@@ -68,15 +69,10 @@ def afterstate_equity(evaluator: ProbabilityEvaluator, boards: np.ndarray,
     return cubeless_equity(afterstate_probs(evaluator.probabilities, boards, evaluator.variant, extra_roll))
 
 
-def rolls_again(afterstates: Afterstates) -> np.ndarray:
-    """(M,) bool: the mover of each afterstate rolls again (a wild roll's play, ``Afterstates.extra_roll``)."""
-    return afterstates.extra_roll[afterstates.parent]
-
-
 def afterstate_scores(evaluator: Evaluator, afterstates: Afterstates) -> np.ndarray:
     """(M,) scores of every afterstate for its mover: ``score_afterstates``, except that after a wild
     roll a probability evaluator values the position with the mover on roll again."""
-    return board_scores(evaluator, afterstates.boards, rolls_again(afterstates))
+    return board_scores(evaluator, afterstates.boards, afterstates.extra_roll)
 
 
 def board_scores(evaluator: Evaluator, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
@@ -146,7 +142,7 @@ def evaluator_policy(evaluator: Evaluator, screened: bool = False) -> Policy:
 
     def choose(afterstates: Afterstates) -> np.ndarray:
         if screening:
-            return zero_ply_choice(evaluator, afterstates, rolls_again(afterstates))[0]
+            return zero_ply_choice(evaluator, afterstates, afterstates.extra_roll)[0]
         return best_in_groups(afterstate_scores(evaluator, afterstates), afterstates.offsets)
 
     choose.wild_filter = wild_filter(evaluator)
