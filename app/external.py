@@ -11,6 +11,9 @@ bot must act it sends one line ``board:...`` (followed by a NUL byte) in FIBS's
 The bot is gnubg's player 1, the *positive* side of the board string: on its own turn
 the positive checkers are its own and move 24 -> 1, which is exactly our board layout
 with the bot as the mover (cell 0 holds minus the opponent's bar, cell 25 our bar).
+
+Every line with something on it gets exactly one reply, an empty one when the line cannot be
+read (docs/gnubg.md, "Replies"); blank lines get none (see :meth:`_Handler._take`).
 """
 
 from __future__ import annotations
@@ -24,13 +27,19 @@ import numpy as np
 
 from gammon.engine.cube.state import Cube
 from gammon.engine.errors import GammonError
-from gammon.engine.records.fibs import FibsBoard, ProtocolError, parse_fibs_board  # noqa: F401 - ProtocolError: what bad lines raise
+from gammon.engine.records.fibs import (  # noqa: F401 - ProtocolError: what bad lines raise
+    BOT,
+    MAX_LINE,
+    OPPONENT,
+    FibsBoard,
+    ProtocolError,
+    parse_fibs_board,
+)
 from gammon.engine.rules.board import flip
 from gammon.engine.rules.notation import format_move, legal_plays
 from gammon.engine.search.analysis import cube_advice, rank_moves
 
 log = logging.getLogger("gammon.external")
-BOT, OPPONENT = 0, 1  # players as Cube.from_fibs numbers them
 
 
 class Bot:
@@ -45,11 +54,12 @@ class Bot:
     def reply(self, line: str) -> str:
         """One reply line (without newline) for one board line; never raises, logs each fault in one line.
 
-        A line that cannot be read (not a board, out-of-range numbers, an impossible position
-        or roll) gets an empty reply: the protocol's only error reply, ``Error:``, stalls gnubg's
-        game (docs/gnubg.md, "Replies"). If reading worked but the analysis failed, the reply
-        is still a valid answer of the kind asked for (``take``, ``roll`` or the first legal
-        move), never a word gnubg would misread.
+        A line that cannot be read (not a board, too long, out-of-range numbers, an impossible
+        position, roll, cube or score) gets an empty reply: the protocol's only error reply,
+        ``Error:``, stalls gnubg's game (docs/gnubg.md, "Replies"). If reading worked but the
+        analysis failed (a bug, a failing evaluator), the reply is a fallback that needs no
+        analysis but is still a valid answer of the kind asked for (``take``, ``roll`` or the
+        first legal move), never a word gnubg would misread.
         """
         try:
             fibs = parse_fibs_board(line)
@@ -61,7 +71,7 @@ class Bot:
                 return self._decide(fibs)
         except Exception as exc:  # a bad position or a failing evaluator must not cost the game
             answer = _safe_reply(fibs)
-            log.warning("cannot analyse %r: %s; answered %r", line[:120], _one_line(exc), answer)
+            log.warning("cannot analyse %r: %s; fallback answer %r", line[:120], _one_line(exc), answer)
             return answer
 
     def _decide(self, fibs: FibsBoard) -> str:
@@ -113,8 +123,9 @@ class _Handler(socketserver.StreamRequestHandler):
         peer = "{}:{}".format(*self.client_address[:2])
         log.info("gnubg connected from %s", peer)
         try:
-            for line in self._lines(peer):
-                self._answer(line)
+            # readline's limit keeps an endless line from being held whole: _take drops the rest.
+            while raw := self.rfile.readline(self.server.max_line + 1):
+                self._take(raw, peer)
         except TimeoutError:  # socket.timeout: nothing arrived within idle_timeout
             log.warning("%s idle for %s s: connection dropped", peer, self.timeout)
         except (ConnectionResetError, BrokenPipeError, ConnectionAbortedError) as exc:
@@ -122,21 +133,24 @@ class _Handler(socketserver.StreamRequestHandler):
         else:
             log.info("gnubg disconnected from %s", peer)
 
-    def _lines(self, peer: str):
-        """The connection's lines, decoded and stripped; a line over max_line bytes is skipped and logged.
-
-        ``readline(limit)`` stops at the limit, so a line without end is read and dropped in
-        chunks up to its newline, never held whole.
-        """
+    def _take(self, raw: bytes, peer: str) -> None:
+        """Answer one line, of which ``raw`` is the first max_line + 1 bytes at most."""
         limit = self.server.max_line
-        while raw := self.rfile.readline(limit + 1):
-            if len(raw) > limit and not raw.endswith(b"\n"):
-                skipped = len(raw) + self._skip_to_newline(limit)
-                log.warning("%s sent a line of %d bytes or more (limit %d): ignored", peer, skipped, limit)
-                continue
-            line = raw.decode("ascii", errors="replace").replace("\0", "").strip()
-            if line:
-                yield line
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            size = len(raw) + self._skip_to_newline(limit)
+            log.warning("%s sent a line of %d bytes or more (limit %d): answered with an empty line",
+                        peer, size, limit)
+            self._send("")  # like any line that cannot be read: its sender waits for a reply
+            return
+        line = raw.decode("ascii", errors="replace").replace("\0", "").strip()
+        if line:
+            self._answer(line)
+        elif raw.endswith(b"\n"):
+            # A blank line asks nothing, so it gets no reply: gnubg sends one board line per
+            # decision and reads one reply up to its first newline, so a reply to a blank line
+            # would be read as the answer to gnubg's next board, and every answer after it too.
+            log.warning("%s sent a blank line: skipped, no reply", peer)
+        # Else the NUL that ends gnubg's last board line, read alone as gnubg closes: nothing to say.
 
     def _skip_to_newline(self, chunk: int) -> int:
         """Read and drop the rest of the current line; the number of bytes dropped."""
@@ -151,6 +165,9 @@ class _Handler(socketserver.StreamRequestHandler):
         answer = self.server.bot.reply(line)
         if self.server.on_reply:
             self.server.on_reply(line, answer)
+        self._send(answer)
+
+    def _send(self, answer: str) -> None:
         self.wfile.write((answer + "\n").encode("ascii", errors="replace"))
         self.wfile.flush()
 
@@ -158,10 +175,11 @@ class _Handler(socketserver.StreamRequestHandler):
 class ExternalPlayerServer(socketserver.ThreadingTCPServer):
     """A threaded TCP server (one thread per gnubg connection) around a :class:`Bot`.
 
-    Limits, so that no client can starve it: lines over ``max_line`` bytes are dropped
-    (gnubg's are about 150), a connection silent for ``idle_timeout`` seconds is closed, and
-    connections beyond ``max_connections`` are refused at once. gnubg keeps its connection
-    open while its own player thinks, which may be a person, hence the long default timeout.
+    Limits, so that no client can starve it: a line over ``max_line`` bytes is answered with
+    an empty line without being held (gnubg's are about 200), a connection silent for
+    ``idle_timeout`` seconds is closed, and connections beyond ``max_connections`` are refused
+    at once. gnubg keeps its connection open while its own player thinks, which may be a
+    person, hence the long default timeout.
     """
 
     daemon_threads = True
@@ -169,7 +187,7 @@ class ExternalPlayerServer(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
     def __init__(self, address: tuple[str, int], bot: Bot, on_reply: Callable[[str, str], None] | None = None, *,
-                 max_line: int = 64 * 1024, idle_timeout: float | None = 3600.0, max_connections: int = 16):
+                 max_line: int = MAX_LINE, idle_timeout: float | None = 3600.0, max_connections: int = 16):
         if max_line < 1 or max_connections < 1 or (idle_timeout is not None and idle_timeout <= 0):
             raise GammonError(f"server limits must be positive; got max_line={max_line}, "
                              f"idle_timeout={idle_timeout}, max_connections={max_connections}")

@@ -142,7 +142,7 @@ def test_an_int64_minimum_cell_is_refused_not_read_as_an_empty_point():
         parse_fibs_board(with_fields(OPENING, f12=INT64_MIN))
 
 
-@pytest.mark.parametrize("value", [2**31, -(2**31) - 1, 2**63, INT64_MIN, "9" * 5000, "-" + "9" * 5000],
+@pytest.mark.parametrize("value", [2**31, -(2**31) - 1, 2**63, INT64_MIN, "9" * 3000, "-" + "9" * 3000],
                          ids=lambda value: str(value)[:12])
 def test_out_of_range_integers_in_any_field_are_a_protocol_error(value):
     for field in ("f3", "f12", "f33", "f37", "f52"):
@@ -173,9 +173,8 @@ def test_a_failing_analysis_gets_a_legal_answer_of_the_kind_asked_and_one_log_li
         assert broken.reply(OPENING) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
         assert broken.reply(with_fields(OPENING, f33=0, f34=0)) == "roll"
         assert broken.reply(with_fields(OPENING, f32=-1, f33=0, f34=0, f40=1)) == "take"
-        assert Bot(Even()).reply(with_fields(OPENING, f37=3)) in {p.notation for p in legal_plays(starting_board(),
-                                                                                                  (6, 3))}
-    assert len(caplog.records) == 4 and all("\n" not in r.getMessage() and not r.exc_info for r in caplog.records)
+    assert len(caplog.records) == 3 and all("\n" not in r.getMessage() and not r.exc_info for r in caplog.records)
+    assert all("RuntimeError: evaluator failed; fallback answer" in r.getMessage() for r in caplog.records)
 
 
 def test_a_parser_bug_still_gets_a_reply(monkeypatch, caplog):
@@ -208,9 +207,14 @@ def connect(server, timeout: float = 5.0) -> socket.socket:
 def ask(conn: socket.socket, line: str) -> str:
     """Send one board line as gnubg does (newline, then NUL) and read the one reply line."""
     conn.sendall(line.encode("ascii") + b"\n\0")
+    return read_reply(conn)
+
+
+def read_reply(conn: socket.socket) -> str:
+    """The next reply line, stripped (one byte at a time: a second reply stays unread)."""
     reply = b""
     while not reply.endswith(b"\n"):
-        chunk = conn.recv(4096)
+        chunk = conn.recv(1)
         if not chunk:
             raise ConnectionError(f"closed after {reply!r}")
         reply += chunk
@@ -241,15 +245,16 @@ def test_the_server_answers_bad_dice_and_keeps_the_connection(caplog):
         assert ask(conn, OPENING) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
 
 
-def test_a_line_over_the_limit_is_dropped_and_the_next_line_answered(caplog):
+def test_a_line_over_the_limit_gets_an_empty_reply_and_the_next_line_its_answer(caplog):
     with caplog.at_level(logging.WARNING, "gammon.external"), serving(max_line=1024) as server, \
             connect(server) as conn:
-        conn.sendall(b"x" * 1_000_000 + b"\n")  # read and dropped in 1 KiB chunks, never held whole
+        assert ask(conn, "x" * 1_000_000) == ""  # read and dropped in 1 KiB chunks, never held whole
         assert ask(conn, OPENING) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
         [record] = wait_for_log(caplog, "limit 1024")
         assert "1000001 bytes" in record.getMessage()
         long_board = OPENING.replace("board:gnubg:", "board:" + "g" * 2000 + ":")  # over the limit, too
-        assert ask(conn, long_board + "\n" + OPENING) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
+        assert ask(conn, long_board + "\n" + OPENING) == ""  # the long board's reply; then the opening's own
+        assert read_reply(conn) in {p.notation for p in legal_plays(starting_board(), (6, 3))}
 
 
 def test_an_idle_client_is_dropped_after_the_timeout(caplog):
@@ -292,3 +297,102 @@ def test_a_client_reset_is_one_log_line_without_a_traceback(caplog, capsys):
         assert "ConnectionResetError" in record.getMessage() and not record.exc_info
     assert "Traceback" not in capsys.readouterr().err
     assert not any(r.exc_info for r in caplog.records)
+
+
+# ---------------------------------------------------------------------------------------
+# hostile lines (issue 32): fields gnubg cannot write, blank lines, a 100 KB line
+# ---------------------------------------------------------------------------------------
+
+OPENING_PLAYS = {p.notation for p in legal_plays(starting_board(), (6, 3))}
+
+IMPOSSIBLE = {  # a board line gnubg cannot write: (line, the words of its refusal)
+    "cube 3": (with_fields(OPENING, f37=3), "cube must be a power of two; got 3"),
+    "cube over the limit": (with_fields(OPENING, f37=2**16), "cube must be in 1..32768; got 65536"),
+    "cube 0": (with_fields(OPENING, f37=0), "cube must be in 1..32768; got 0"),
+    "owned 1-cube": (with_fields(OPENING, f39=0), "a cube of 1 is centered"),
+    "nobody may double": (with_fields(OPENING, f38=0, f39=0), "may-double fields 38, 39 are 0, 0"),
+    "negative match length": (with_fields(OPENING, f3=-7), "match_length must be in 0..32767; got -7"),
+    "100-point match": (with_fields(OPENING, f3=100), "a 100-point match: matches are 1 to 99 points long"),
+    "score 9 of 7": (with_fields(OPENING, f3=7, f5=9), "score (9, 0) is above the match length 7"),
+    "gnubg has won": (with_fields(OPENING, f3=7, f4=7), "score (0, 7) reaches the match length 7 in a game not over"),
+    "negative score": (with_fields(OPENING, f3=7, f4=-1), "score[1] must be in 0..32767; got -1"),
+    "Crawford in money": (with_fields(OPENING, f52=0), "the Crawford flag is set in money play"),
+    "Crawford at 3-3": (with_fields(OPENING, f3=7, f4=3, f5=3, f52=0), "the Crawford flag is set at 3-3"),
+    "turn 0": (with_fields(OPENING, f32=0), "turn field 32 is 0"),
+}
+HUGE = "board:" + "g" * 100_000 + OPENING[len("board:gnubg"):]  # a good board but for a 100,000-letter name
+
+
+@pytest.mark.parametrize(("line", "fault"), IMPOSSIBLE.values(), ids=IMPOSSIBLE.keys())
+def test_impossible_fields_are_refused_when_read_not_answered_by_a_fallback(line, fault, caplog):
+    with pytest.raises(ProtocolError, match=re.escape(fault)):
+        parse_fibs_board(line)
+    bot = Bot(Even())
+    with caplog.at_level(logging.WARNING, "gammon.external"):
+        assert bot.reply(line) == ""
+        assert bot.reply(OPENING) in OPENING_PLAYS
+    [record] = caplog.records
+    assert fault in record.getMessage() and "fallback" not in record.getMessage()
+
+
+def test_the_match_states_gnubg_writes_are_still_read():
+    crawford = parse_fibs_board(with_fields(OPENING, f3=7, f4=6, f5=3, f52=0))
+    assert crawford.crawford and crawford.score == (3, 6) and crawford.match_length == 7
+    owned = parse_fibs_board(with_fields(OPENING, f3=7, f4=2, f5=4, f37=4, f39=0))
+    assert owned.cube == 4 and owned.bot_may_double and not owned.opponent_may_double
+    doubled = parse_fibs_board(with_fields(OPENING, f3=5, f4=4, f5=3, f32=-1, f33=0, f34=0, f37=2, f38=0, f40=1))
+    assert doubled.doubled and doubled.score == (4, 3) and not doubled.bot_may_double
+
+
+def test_a_100_kb_line_is_refused(caplog):
+    with pytest.raises(ProtocolError, match=f"a line of {len(HUGE)} characters: board lines are at most 4096"):
+        parse_fibs_board(HUGE)
+    with caplog.at_level(logging.WARNING, "gammon.external"):
+        assert Bot(Even()).reply(HUGE) == ""
+    [record] = caplog.records
+    assert "at most 4096" in record.getMessage() and len(record.getMessage()) < 500
+
+
+def test_the_server_refuses_each_bad_line_in_one_log_line_and_answers_the_next(caplog):
+    # The huge line's bytes: the NUL of the line before, the line, its newline.
+    lines = [*IMPOSSIBLE.values(), (HUGE, f"a line of {len(HUGE) + 2} bytes or more (limit 4096)")]
+    with caplog.at_level(logging.WARNING, "gammon.external"), serving() as server, connect(server) as conn:
+        for line, fault in lines:
+            caplog.clear()
+            assert ask(conn, line) == ""
+            assert [fault in r.getMessage() for r in caplog.records] == [True]  # logged before the reply
+            assert ask(conn, OPENING) in OPENING_PLAYS
+        assert len(caplog.records) == 1  # the good lines logged nothing
+
+
+def nothing_more_arrives(conn: socket.socket) -> bool:
+    """Whether ``conn`` stays open and silent for 0.3 s: no reply comes that nothing asked for."""
+    conn.settimeout(0.3)
+    try:
+        conn.recv(1)  # a byte, or b"" if the server closed: either is wrong
+    except TimeoutError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("blank", [b"\n", b"\0\n", b" \t\r\n"], ids=["newline", "NUL", "spaces"])
+def test_a_blank_line_gets_no_reply_so_that_the_next_board_gets_its_own(blank, caplog):
+    with caplog.at_level(logging.WARNING, "gammon.external"), serving() as server, connect(server) as conn:
+        conn.sendall(blank)
+        assert ask(conn, OPENING) in OPENING_PLAYS  # not an empty reply meant for the blank line
+        assert nothing_more_arrives(conn)
+    [record] = caplog.records
+    assert "sent a blank line: skipped, no reply" in record.getMessage()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, "gammon.external"):  # a blank line handed to the bot itself
+        assert Bot(Even()).reply(blank.decode()) == ""
+    [record] = caplog.records
+    assert "expected 'board:...', got ''" in record.getMessage()
+
+
+def test_the_nul_after_gnubgs_last_line_is_no_blank_line(caplog):
+    with caplog.at_level(logging.INFO, "gammon.external"), serving() as server:
+        with connect(server) as conn:
+            assert ask(conn, OPENING) in OPENING_PLAYS  # its NUL is read alone when the connection closes
+        wait_for_log(caplog, "gnubg disconnected")
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
