@@ -6,6 +6,8 @@ import json
 import socket
 import sys
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -15,9 +17,11 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402 (only once fastapi is known to be there)
 
 from gammon.app.cli import main
+from gammon.app.review import SUMMARY_ROWS
 from gammon.app.web import api
 from gammon.app.web.games import GameTable, NoSuchGame
-from gammon.engine.records.formats import parse_position
+from gammon.engine.records.formats import MatchState, gnubgid, parse_position, xgid
+from gammon.engine.rules.board import starting_board
 from gammon.models import players
 from gammon.models.network import build_model, save_weights
 from gammon.options import VARIANT_CHOICES
@@ -68,13 +72,15 @@ def test_the_cube_at_a_match_score_gives_match_winning_chances(client):
     assert 0 < cube["mwc_no_double"] < 1 and cube["double_pass"] == 1.0
 
 
-def test_analyze_returns_what_the_cli_writes_with_json(client, capsys, tmp_path):
+def test_analyze_returns_what_the_cli_writes_with_json_and_the_summarys_labels(client, capsys, tmp_path):
     response = client.post("/api/analyze", params={"name": SMALL_MATCH.name}, content=SMALL_MATCH.read_bytes())
     assert response.status_code == 200
     out = tmp_path / "out.json"
     assert main(["analyze", str(SMALL_MATCH), "--json", str(out), "--quiet"]) == 0
     capsys.readouterr()
-    assert response.json() == json.loads(out.read_text())
+    report = response.json()
+    assert report.pop("summary_rows") == [list(row) for row in SUMMARY_ROWS]  # what gammon analyze prints
+    assert report == json.loads(out.read_text())
 
 
 def test_a_move_on_the_board_gives_the_position_after_it_and_its_arrows(client):
@@ -83,6 +89,37 @@ def test_a_move_on_the_board_gives_the_position_after_it_and_its_arrows(client):
     assert before["pips"] == [167, 167] and after["pips"] == [163, 167]
     assert after["arrows"] == [[8, 5], [6, 5]]
     assert "after 8/5 6/5" in after["svg"] and after["state"]["dice"] == [3, 1]
+
+
+# Player 1 on roll, the cube at 2 on player 0's side, money with the Jacoby rule.
+OWNED_CUBE = gnubgid(starting_board(), MatchState(cube=2, cube_owner=0, on_roll=1, turn=1, jacoby=True))
+
+
+@pytest.mark.parametrize("operation, params", [
+    ("board", {}), ("eval", {"ply": 0}), ("hint", {"dice": "31", "ply": 0}), ("cube", {"ply": 0}),
+])
+def test_each_position_says_who_is_who_and_the_rules_in_force(client, operation, params):
+    """Issue 32, what a player sees: the rules in force and who is who, in one line beside each answer."""
+    owned = client.get(f"/api/{operation}", params={"position": OWNED_CUBE, **params}).json()
+    assert owned["situation"] == ("X is player 1, on roll; O is player 0; cube 2, owned by O; "
+                                  "money: Jacoby on, beavers off")
+    bare = client.get(f"/api/{operation}", params={"position": "4HPwATDgc/ABMA", **params}).json()
+    assert bare["situation"] == "X on roll; cube 1, centered; money: Jacoby off, beavers off (a Position ID alone)"
+
+
+@pytest.mark.parametrize("position", [OWNED_CUBE, "4HPwATDgc/ABMA",
+                                      xgid(starting_board(), MatchState(beavers=True, max_cube=8))])
+def test_a_move_on_the_board_gives_the_id_of_the_position_it_leads_to_as_it_was_written(client, position):
+    """Issue 32: the page analyses the position a hint's play leads to, from the side to roll next."""
+    moved = client.get("/api/board", params={"position": position, "dice": "31", "move": "8/5 6/5"}).json()
+    after = client.get("/api/board", params={"position": moved["after"]}).json()
+    assert after["pips"] == [167, 163]  # the opponent on roll; the mover has played 4 pips
+    written = (moved["after"].count(":"), moved["after"].startswith("XGID="))
+    assert written == (position.count(":"), position.startswith("XGID="))  # as the position was written
+    _, before = parse_position(position)
+    if before is not None:  # the same match state, the other side on roll, no dice yet
+        assert after["state"] == {**moved["state"], "on_roll": 1 - before.on_roll, "turn": 1 - before.on_roll,
+                                  "dice": [0, 0]}
 
 
 def test_acey_deucey_arrows_start_at_the_bar_for_hit_checkers_and_at_the_tray_for_checkers_to_enter(client):
@@ -193,6 +230,28 @@ def test_a_resigned_game_is_over_and_takes_no_more_commands(client):
     assert over["over"] and over["prompt"] is None and "the bot accepts" in over["said"][0]
     again = client.post(f"/api/games/{game['id']}", json={"command": "roll"})
     assert again.status_code == 400 and "over" in again.json()["detail"]
+
+
+def to_bots_double(client) -> dict:
+    """Seed 1, playing the last legal move each turn: the bot doubles at your fourth prompt."""
+    game = new_game(client, seed=1)
+    for _ in range(10):
+        if game["prompt"] == "answer":
+            return game
+        game = send(client, game, "roll" if game["prompt"] == "roll" else game["legal"][-1])
+    raise AssertionError("the bot did not double in 10 prompts")
+
+
+def test_while_the_bots_double_waits_the_game_is_seen_from_the_bot_on_roll(client):
+    """Issue 32: the board said 'you (on roll)' while the bot's double waited for your answer."""
+    game = to_bots_double(client)
+    assert "X: bot (on roll)" in game["svg"] and "you (on roll)" not in game["svg"]
+    assert game["situation"].startswith("X is player 1, on roll; O is player 0")
+    assert game["situation"].endswith("X doubles to 2: O to take or pass")
+    _, state = parse_position(game["position"])
+    assert (state.on_roll, state.turn, state.doubled) == (1, 0, True)  # what Analyse asks the cube about
+    taken = send(client, game, "take")
+    assert "X: you (on roll)" in taken["svg"] and "X is player 0, on roll" in taken["situation"]
 
 
 def test_a_match_game_draws_the_score(client):
@@ -356,3 +415,33 @@ def test_bad_dice_on_the_board_are_refused_with_or_without_a_move(client, dice):
 def test_dice_on_the_board_without_a_move_are_drawn(client):
     response = client.get("/api/board", params={"position": "4HPwATDgc/ABMA", "dice": "31"})
     assert response.status_code == 200 and response.json()["state"]["dice"] == [3, 1]
+
+
+def test_concurrent_analyses_share_one_analyst_on_a_fixed_few_threads(monkeypatch):
+    """Issue 32 row 14: four 3-ply cube requests at a time, three rounds, grew the server from 0.44 to 1.7 GB
+    for good. Each request analysed on a thread of its own, and a search's memory stays with its thread;
+    now the analyses run on ANALYSIS_THREADS threads, with one analyst loaded however many ask at once."""
+    running, most, seen = 0, 0, []  # analyses in progress, the most at once, (thread, analyst) of each
+    count = threading.Lock()
+    real = api.cube_report
+
+    def watched(net, *args):
+        nonlocal running, most
+        with count:
+            running += 1
+            most = max(most, running)
+            seen.append((threading.get_ident(), id(net)))
+        try:
+            return real(net, *args)
+        finally:
+            with count:
+                running -= 1
+
+    monkeypatch.setattr(api, "cube_report", watched)
+    players.shared_analyst.cache_clear()  # the first requests race to load the net
+    positions = [OPENING, MATCH_CUBE, "w25HwABWm8EBBg", "tnXAAQbDbkfAAA"] * 2
+    with TestClient(api.create_app()) as fresh, ThreadPoolExecutor(len(positions)) as requests:
+        answers = list(requests.map(lambda p: fresh.get("/api/cube", params={"position": p, "ply": 2}), positions))
+    assert [a.status_code for a in answers] == [200] * len(positions)
+    assert most <= api.ANALYSIS_THREADS and len({thread for thread, _ in seen}) <= api.ANALYSIS_THREADS
+    assert len({analyst for _, analyst in seen}) == 1

@@ -2,14 +2,20 @@
 
 The page is served by uvicorn on a free loopback port in a thread of this process. The test pastes an ID,
 asks for a hint, clicks the best move and sees the board change, then plays a move against the bot and
-sees the bot answer; last, it starts Acey-Deucey and Fevga from their own positions and asks Fevga for a
-hint. Its screenshot of the hint goes to a temporary folder, or with GAMMON_PICTURES=1 to
-docs/web-board.png, the picture in the README (so that a test run leaves the checkout as it was).
+sees the bot answer; it starts Acey-Deucey and Fevga from their own positions and asks Fevga for a
+hint. Then what a player sees (issue 32): Cube and Evaluate analyse the position on the board, the
+page fits a 1,300 px window, the match summary's labels, the game's buttons before a game, Analyse
+in the match tab, and the bot's double. Its screenshot of the hint goes to a temporary folder, or
+with GAMMON_PICTURES=1 to docs/web-board.png, the picture in the README (so that a test run leaves
+the checkout as it was).
 """
 
+import json
 import os
 import threading
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -26,6 +32,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 DOCS_PICTURE = Path(__file__).resolve().parents[1] / "docs" / "web-board.png"
 OPENING = "4HPwATDgc/ABMA:cAkAAAAAAAAE"
+SMALL_MATCH = Path(__file__).parent / "data" / "sgf" / "money.sgf"
 
 if not CHROMIUM.exists():
     pytest.skip(f"no Debian chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -64,7 +71,7 @@ def test_paste_an_id_ask_a_hint_and_click_the_best_move(page, tmp_path):
     page.fill("#position", OPENING)
     page.click("#show-button")
     page.wait_for_selector("#board svg")
-    assert "Money game" in page.inner_text("#summary")
+    assert "money: Jacoby" in page.inner_text("#summary")  # the server's situation line
     before = page.inner_html("#board")
     page.fill("#dice", "31")
     page.select_option("#ply", "0")
@@ -111,7 +118,7 @@ def test_a_variant_starts_from_its_own_position_and_its_hints_follow_its_rules(p
     page.click("[data-tab=position]")
     page.select_option("#variant", "acey-deucey")
     page.click("#start-button")
-    page.wait_for_function("document.querySelector('#summary').textContent.includes('player on roll 375')")
+    page.wait_for_function("document.querySelector('#summary').textContent.includes('Pips: X 375')")
     assert page.input_value("#position") == "AAAAAAAAAAAAAA-15-15" and "15 to enter" in page.inner_text("#board")
     page.select_option("#variant", "fevga")
     page.click("#start-button")
@@ -120,3 +127,110 @@ def test_a_variant_starts_from_its_own_position_and_its_hints_follow_its_rules(p
     page.click("#hint-button")
     only = page.wait_for_selector("#hints tr.best")  # the first checker runs alone (fevga's first rule)
     assert "24/17" in only.inner_text() and page.locator("#hints tbody tr").count() == 1
+
+
+# -- what a player sees (issue 32) ------------------------------------------------------------------
+
+
+def api(url: str, path: str, **params) -> dict:
+    with urllib.request.urlopen(f"{url}{path}?{urllib.parse.urlencode(params)}", timeout=60) as answer:
+        return json.load(answer)
+
+
+def show_best_play_of_31(page):
+    page.click("[data-tab=position]")
+    page.fill("#position", OPENING)
+    page.select_option("#variant", "standard")
+    with page.expect_response("**/api/board?*"):
+        page.click("#show-button")
+    page.fill("#dice", "31")
+    page.select_option("#ply", "0")
+    page.click("#hint-button")
+    page.wait_for_selector("#hints tr.best").click()
+    page.wait_for_selector("#board .arrow", state="attached")
+
+
+@pytest.mark.parametrize("button, result, path", [("#cube-button", "#cube-advice", "/api/cube"),
+                                                  ("#eval-button", "#evaluation", "/api/eval")])
+def test_cube_and_evaluate_analyse_the_position_after_the_hint_shown(page, url, button, result, path):
+    """They analysed the position typed, before the play, while the board showed the position after it."""
+    show_best_play_of_31(page)
+    with page.expect_request(lambda request: path in request.url) as sent:
+        page.click(button)
+    page.wait_for_selector(f"{result} table")
+    analysed = urllib.parse.parse_qs(urllib.parse.urlparse(sent.value.url).query)["position"][0]
+    assert api(url, "api/board", position=analysed)["pips"] == [167, 163]  # the opponent to roll, after 8/5 6/5
+    assert "after 8/5 6/5 with 3-1, for the side to roll next" in page.inner_text(f"{result} h3")
+
+
+def no_sideways_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+def test_the_page_fits_a_1300_pixel_window(page):
+    page.set_viewport_size({"width": 1300, "height": 900})
+    try:
+        show_best_play_of_31(page)
+        page.click("#cube-button")
+        page.click("#eval-button")
+        page.wait_for_selector("#evaluation table")
+        assert no_sideways_scroll(page)
+        analyse_the_small_match(page)
+        assert no_sideways_scroll(page)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 780})
+
+
+def analyse_the_small_match(page):
+    page.click("[data-tab=match]")
+    page.set_input_files("#match-file", str(SMALL_MATCH))
+    page.click("#analyse-button")
+    page.wait_for_function("document.querySelector('#match-message').textContent.includes('analysed at')")
+
+
+def test_the_match_summary_has_the_labels_gammon_analyze_prints(page):
+    analyse_the_small_match(page)
+    summary = page.inner_text("#match-summary")
+    assert "error rate (mp/decision)" in summary and "luck (mp/roll)" in summary
+    assert "luck per roll mp" not in summary and "error rate mp" not in summary  # not the JSON's keys
+
+
+def test_analyse_in_the_match_tab_analyses_the_decision(page):
+    analyse_the_small_match(page)
+    page.click("#analyse-decision")
+    page.wait_for_selector("#hints table, #cube-advice table", timeout=20_000)  # before, it only drew the board
+    assert page.is_visible("#position-tab")
+
+
+def test_the_games_buttons_wait_for_a_game(page, url):
+    page.goto(url)
+    page.click("[data-tab=play]")
+    for button in ("[data-command=roll]", "[data-command=double]", "#resign-button", "#play-button"):
+        assert page.is_disabled(button), button
+
+
+def drawn_after(page, click: str) -> None:
+    """Click ``click`` and wait until the page has drawn the game the server answers with."""
+    page.evaluate("window.gameBefore = play.game")
+    page.click(click)
+    page.wait_for_function("play.game !== window.gameBefore && !play.busy")
+
+
+def test_while_the_bots_double_waits_the_page_does_not_say_you_are_on_roll(page):
+    """Seed 1, playing the last legal move each turn: the bot doubles at your fourth prompt."""
+    page.click("[data-tab=play]")
+    page.fill("#game-seed", "1")
+    drawn_after(page, "#new-game-button")
+    for _ in range(10):
+        if page.evaluate("play.game.prompt") == "answer":
+            break
+        if page.is_enabled("[data-command=roll]"):
+            drawn_after(page, "[data-command=roll]")
+        else:
+            legal = page.eval_on_selector_all("#legal-moves option", "options => options.map(o => o.value)")
+            page.fill("#move", legal[-1])
+            drawn_after(page, "#play-button")
+    assert page.is_enabled("[data-command=take]"), "the bot did not double in 10 prompts"
+    seen = page.inner_text("#play-tab")
+    assert "you (on roll)" not in seen and "X: bot (on roll)" in seen
+    assert "X doubles to 2: O to take or pass" in page.inner_text("#play-situation")

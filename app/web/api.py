@@ -2,10 +2,18 @@
 
 ``/api/eval``, ``/api/hint``, ``/api/cube``, ``/api/moves`` and ``/api/analyze`` return what
 ``gammon eval|hint|cube|moves|analyze --json`` prints, built by the same functions
-(:mod:`app.analyse`, :meth:`engine.review.match_analysis.MatchAnalysis.as_dict`). ``/api/board``
-draws a position (and the result of a move, with its steps for the arrows) with
-:func:`engine.records.svg.board_svg`; ``/api/games`` plays against the bot (:mod:`app.web.games`).
-The interactive API documentation is at ``/docs``.
+(:mod:`app.analyse`, :meth:`engine.review.match_analysis.MatchAnalysis.as_dict`; ``/api/analyze``
+adds the summary's row labels, ``summary_rows``, as ``gammon analyze`` prints them). ``/api/board``
+draws a position (and the result of a move, with its steps for the arrows and the ID of the position
+it leads to) with :func:`engine.records.svg.board_svg`; it, eval, hint and cube say in ``situation``
+who is who and which rules are in force (:func:`engine.records.formats.describe_state`).
+``/api/games`` plays against the bot (:mod:`app.web.games`). The interactive API documentation is at
+``/docs``.
+
+The analyses (eval, hint, cube, analyze) run on ``ANALYSIS_THREADS`` threads of their own, with one
+analyst per variant, loaded once: the memory a search used stays with the thread that searched, so
+the server's memory follows those few threads, not the number of requests that came at once; more
+requests wait their turn.
 
 Every operation on a position, and a game, takes ``variant``: any the command line's
 ``--variant`` takes (:data:`gammon.options.VARIANT_CHOICES`). The bot and the analyses use the
@@ -22,14 +30,17 @@ unknown game, 413 for an upload over ``MAX_UPLOAD_BYTES``, 422 for a parameter o
 from __future__ import annotations
 
 import argparse
+import asyncio
+import functools
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -37,27 +48,31 @@ from pydantic import BaseModel, Field
 
 from gammon.app.analyse import cube_report, eval_report, hint_report, moves_report, position_in_variant
 from gammon.app.arguments import dice_for, parse_dice
+from gammon.app.review import SUMMARY_ROWS
 from gammon.app.terminal import MAX_MOVE_CHARS
 from gammon.app.web.games import GameTable, NoSuchGame, board_picture
 from gammon.engine.cube.met import MAX_AWAY
 from gammon.engine.errors import GammonError
-from gammon.engine.records.formats import MatchState, position_id
+from gammon.engine.records.formats import MatchState, describe_state, gnubgid, position_id, xgid
 from gammon.engine.records.match_files import MATCH_SUFFIXES, load_match
 from gammon.engine.records.matchlog import MatchFileError
 from gammon.engine.review.match_analysis import analyse
 from gammon.engine.rules.board import BoardError, pip_counts, starting_board
-from gammon.engine.rules.notation import OFF_BOARD, find_play, play_steps
-from gammon.engine.rules.variants import variant_named
+from gammon.engine.rules.notation import OFF_BOARD, LegalPlay, find_play, play_steps
+from gammon.engine.rules.variants import Variant, variant_named
 from gammon.models.players import shared_analyst
-from gammon.options import VARIANT_CHOICES
+from gammon.options import MATCH_PLY, MAX_PLY, POSITION_PLY, VARIANT_CHOICES
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_UPLOAD_BYTES = 1 << 20  # match files are tens of KiB; the limit keeps a stray upload out of memory
+# Analyses at once. Each holds tens of MB of search arrays, which the allocator keeps for the thread that
+# made them: four 3-ply requests at a time on the request threads grew the server for good (issue 32 row 14).
+ANALYSIS_THREADS = 2
 
 VariantName = Literal[tuple(VARIANT_CHOICES)]
 PositionText = Annotated[str, Query(max_length=200, description="Position ID, PositionID:MatchID or XGID")]
 DiceText = Annotated[str | None, Query(max_length=10, description="the roll, e.g. 31 (default: the position's dice)")]
-Ply = Annotated[int, Query(ge=0, le=3, description="search depth")]
+Ply = Annotated[int, Query(ge=0, le=MAX_PLY, description="search depth")]
 
 
 class NewGame(BaseModel):
@@ -100,6 +115,19 @@ async def read_upload(request: Request) -> bytes:
     return bytes(data)
 
 
+def position_after(text: str, play: LegalPlay, state: MatchState | None, rules: Variant) -> str:
+    """The ID of the position ``play`` leads to, from the side to roll next (the opponent, or the mover again
+    after a wild roll), written as ``text`` was: a Position ID, a GNUbgID, or an XGID (which alone keeps beavers
+    and the cube limit)."""
+    board = play.board if play.rolls_again else rules.geometry.flip(play.board)
+    if state is None:
+        return position_id(board, rules)
+    player = state.on_roll if play.rolls_again else 1 - state.on_roll
+    after = replace(state, on_roll=player, turn=player, dice=(0, 0), doubled=False, resignation=0)
+    write = gnubgid if text.count(":") == 1 else xgid  # a GNUbgID has one ':', an XGID nine
+    return write(board, after, rules)
+
+
 def analyse_upload(data: bytes, name: str, evaluator, plies: int, cube: bool) -> dict:
     """``gammon analyze --json`` of an uploaded .mat or .sgf file, read from a temporary folder that is then removed.
 
@@ -119,17 +147,32 @@ def analyse_upload(data: bytes, name: str, evaluator, plies: int, cube: bool) ->
 def create_app(model: str = "default") -> FastAPI:
     """The web board's application; ``model`` is a player name or weights file, as ``--model`` takes."""
     games = GameTable()
+    analyses = ThreadPoolExecutor(ANALYSIS_THREADS, thread_name_prefix="gammon-analysis")
+    loading = threading.Lock()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
         games.end_all()  # the server stops: so do the games' threads
+        analyses.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title="gammon", summary="Backgammon analysis: positions, hints, cube decisions, matches, games",
                   lifespan=lifespan)
 
     def analyst(variant: str):
-        return shared_analyst(model, variant)
+        with loading:  # functools.cache does not lock: requests arriving together would each load a net
+            return shared_analyst(model, variant)
+
+    async def analysed(work, *args, **kwargs):
+        """``work(*args, **kwargs)`` on one of the ANALYSIS_THREADS (in turn), the event loop free meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(analyses, functools.partial(work, *args, **kwargs))
+
+    def on_analysis_thread(endpoint):
+        """``endpoint``, a request answered by an analysis, run by :func:`analysed`."""
+        @functools.wraps(endpoint)
+        async def queued(*args, **kwargs):
+            return await analysed(endpoint, *args, **kwargs)
+        return queued
 
     @app.exception_handler(NoSuchGame)
     async def unknown_game(request: Request, exc: NoSuchGame) -> JSONResponse:
@@ -159,12 +202,14 @@ def create_app(model: str = "default") -> FastAPI:
     def board(position: PositionText, variant: VariantName = "standard",
               move: Annotated[str | None, Query(max_length=MAX_MOVE_CHARS)] = None, dice: DiceText = None,
               mover: Annotated[str, Query(max_length=40)] = "X", opponent: Annotated[str, Query(max_length=40)] = "O"):
-        """The position as an SVG picture, with pip counts and match state; with ``move``, the position after it
-        (still from the mover's side) and ``arrows``, its steps as [from, to] points (25 the bar; 0 the tray:
-        borne off, or as a source, in Acey-Deucey, a checker entering from off the board)."""
+        """The position as an SVG picture, with pip counts, match state and its ``situation`` in words; with
+        ``move``, the position after it (still from the mover's side), ``arrows``, its steps as [from, to] points
+        (25 the bar; 0 the tray: borne off, or as a source, in Acey-Deucey, a checker entering from off the
+        board), and ``after``, the ID of the position it leads to, from the side to roll next."""
         rules = variant_named(variant)
         board, state = position_in_variant(position, rules)
-        arrows, title, typed = [], position, roll(dice)  # dice are read (and bad ones refused) with or without a move
+        situation = describe_state(state)  # as given: the state made up below only draws the dice
+        arrows, title, typed, after = [], position, roll(dice), None  # dice are read (and bad ones refused) always
         if move is None and typed is not None:
             state = replace(state or MatchState(), dice=typed)  # drawn on the board
         if move is not None:
@@ -172,11 +217,13 @@ def create_app(model: str = "default") -> FastAPI:
             play = find_play(board, dice, move, rules)
             # A checker entering from off the board (Acey-Deucey) starts at the tray, where it waited.
             arrows = [[0 if s == OFF_BOARD else s, t] for s, t in play_steps(board, play.steps)]
+            after = position_after(position, play, state, rules)
             board, title = play.board, f"after {play.notation or '(no move)'}"
             state = replace(state or MatchState(), dice=dice)
         svg = board_picture(board, state, rules, title=title, names=(mover, opponent))
         return {"position": position, "svg": svg, "pips": pip_counts(board, rules.geometry).tolist(),
-                "arrows": arrows, "state": asdict(state) if state else None}
+                "arrows": arrows, "state": asdict(state) if state else None, "situation": situation,
+                "after": after}
 
     @app.get("/api/moves")
     def moves(position: PositionText, dice: DiceText = None, variant: VariantName = "standard"):
@@ -185,30 +232,34 @@ def create_app(model: str = "default") -> FastAPI:
         return moves_report(board, dice_for(roll(dice), state), variant)
 
     @app.get("/api/eval")
-    def evaluate(position: PositionText, ply: Ply = 0, variant: VariantName = "standard"):
+    @on_analysis_thread
+    def evaluate(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard"):
         """Cubeless probabilities, cubeless and cubeful equity at 0..ply: ``gammon eval --json``."""
         board, state = position_in_variant(position, variant)
         return eval_report(analyst(variant), position, board, state, ply)
 
     @app.get("/api/hint")
-    def hint(position: PositionText, dice: DiceText = None, ply: Ply = 1, variant: VariantName = "standard"):
+    @on_analysis_thread
+    def hint(position: PositionText, dice: DiceText = None, ply: Ply = POSITION_PLY, variant: VariantName = "standard"):
         """Every legal play ranked by cubeful equity (EMG in a match): ``gammon hint --json``."""
         board, state = position_in_variant(position, variant)
         return hint_report(analyst(variant), position, board, state, dice_for(roll(dice), state), ply)
 
     @app.get("/api/cube")
-    def cube(position: PositionText, ply: Ply = 2, variant: VariantName = "standard"):
+    @on_analysis_thread
+    def cube(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard"):
         """No double / double, take / double, pass, with the equities (and MWC in a match): ``gammon cube --json``."""
         board, state = position_in_variant(position, variant)
         return cube_report(analyst(variant), position, board, state, ply)
 
     @app.post("/api/analyze")
     async def analyze(request: Request, name: Annotated[str, Query(max_length=255, description="the file's name")],
-                      ply: Annotated[int, Query(ge=0, le=2)] = 0, no_cube: bool = False):
+                      ply: Ply = MATCH_PLY, no_cube: bool = False):
         """A whole match (the request body: a .mat or .sgf file, at most 1 MiB): ``gammon analyze --json``."""
         data = await read_upload(request)
-        evaluator = await run_in_threadpool(analyst, "standard")  # the net gammon analyze loads
-        return await run_in_threadpool(analyse_upload, data, name, evaluator, ply, not no_cube)
+        evaluator = await analysed(analyst, "standard")  # the net gammon analyze loads
+        report = await analysed(analyse_upload, data, name, evaluator, ply, not no_cube)
+        return {**report, "summary_rows": SUMMARY_ROWS}
 
     @app.post("/api/games")
     def new_game(settings: NewGame):

@@ -7,8 +7,9 @@ and the commands are the words ``gammon play`` reads (``roll``, ``double``,
 in a thread of its own and stops at each prompt until the page sends a command; a request
 hands over one command and returns at the next prompt, so the bot's replies are played by
 then. The board, the cube and the score the page draws follow the loop's events, turned
-round by the variant's geometry. The table keeps a few games in memory; a game left alone
-for ``IDLE_SECONDS`` ends.
+round by the variant's geometry. Like every board and GNUbgID, they are seen from the player on
+roll, X: you, except while the bot's double waits for your answer, when the bot is on roll. The
+table keeps a few games in memory; a game left alone for ``IDLE_SECONDS`` ends.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import time
 
 import numpy as np
 
-from gammon.app.terminal import YOU, Quit, TerminalGame
+from gammon.app.terminal import BOT, YOU, Quit, TerminalGame
 from gammon.engine.errors import GammonError
 from gammon.engine.play.game import GameEvent
-from gammon.engine.records.formats import MatchState, gnubgid
+from gammon.engine.records.formats import MatchState, describe_state, gnubgid
 from gammon.engine.records.svg import board_svg
 from gammon.engine.rules.board import starting_board
 from gammon.engine.rules.notation import legal_plays
@@ -141,16 +142,27 @@ class WebGame(TerminalGame):
 
     # -- what the page shows --------------------------------------------------------------
     def snapshot(self) -> dict:
-        """The game as the person sees it: the board (SVG and GNUbgID), the prompt, the legal moves, the transcript."""
+        """The game as the person sees it: the board (SVG and GNUbgID) and its situation in words, the prompt,
+        the legal moves, the transcript."""
         dice = self.position[1] if self.question == "move" else None
-        state = MatchState(cube=self.cube_value, cube_owner=self.cube_owner, on_roll=YOU, turn=YOU,
-                           crawford=self.crawford, game_state=2 if self.over else 1, dice=dice or (0, 0),
-                           match_length=self.length, score=tuple(self.score))
+        board, state, names = self.seen(dice or (0, 0))
         legal = [p.notation for p in legal_plays(self.position[0], dice, self.variant)] if dice else []
         return {"id": self.id, "prompt": self.question, "over": self.over, "variant": self.variant,
                 "length": self.length, "score": list(self.score), "dice": list(dice) if dice else None,
-                "legal": legal, "position": gnubgid(self.view, state, self.variant), "log": list(self.lines),
-                "svg": board_picture(self.view, state, self.variant, names=("you", "bot"))}
+                "legal": legal, "position": gnubgid(board, state, self.variant), "situation": describe_state(state),
+                "log": list(self.lines), "svg": board_picture(board, state, self.variant, names=names)}
+
+    def seen(self, dice: tuple[int, int]) -> tuple[np.ndarray, MatchState, tuple[str, str]]:
+        """``(board, state, names)`` from the player on roll, X: you, or the bot while its double waits for your
+        answer (the board is then turned round, for a board is drawn from the side on roll)."""
+        answering = self.question == "answer"
+        on_roll = BOT if answering else YOU
+        state = MatchState(cube=self.cube_value, cube_owner=self.cube_owner, on_roll=on_roll, turn=YOU,
+                           doubled=answering, crawford=self.crawford, game_state=2 if self.over else 1, dice=dice,
+                           match_length=self.length, score=tuple(self.score))
+        if answering:
+            return variant_named(self.variant).geometry.flip(self.view), state, ("X: bot", "O: you")
+        return self.view, state, ("X: you", "O: bot")
 
 
 class GameTable:

@@ -171,73 +171,68 @@ function openTab(name) {
 
 // -- the position tab: board, hints, cube, evaluation ------------------------------------------
 
-const analysis = { position: "", variant: "standard" };
+// The position typed (and its variant), and the one the board shows, which Cube and Evaluate analyse: the
+// same, or, once a hint's play is clicked, the position that play leads to (``play`` then names it).
+const analysis = { position: "", variant: "standard", shown: "", play: null };
 
 function positionParams() {
   return { position: analysis.position, variant: analysis.variant };
 }
 
-function describe(board) {
-  const [mine, theirs] = board.pips;
-  const parts = [`Pips: player on roll ${mine}, opponent ${theirs}.`];
-  const state = board.state;
-  if (!state) {
-    parts.push("A bare Position ID: money play, the cube centred at 1.");
-    return parts.join(" ");
-  }
-  const owner = state.cube_owner < 0 ? "centred" : state.cube_owner === state.on_roll ? "owned by the player on roll"
-    : "owned by the opponent";
-  parts.push(`Cube ${state.cube}, ${owner}.`);
-  if (state.match_length) {
-    const score = `${state.score[state.on_roll]}-${state.score[1 - state.on_roll]}`;
-    parts.push(`${state.match_length}-point match, score ${score} (player on roll first)`
-      + `${state.crawford ? ", the Crawford game" : ""}.`);
-  } else {
-    parts.push("Money game.");
-  }
-  if (state.dice[0]) parts.push(`Dice ${rollText(state.dice)}.`);
-  return parts.join(" ");
-}
+// The line under a board: the pips and the server's ``situation`` (who is who, the cube, the rules in force).
+const boardSummary = (board) => `Pips: X ${board.pips[0]}, O ${board.pips[1]}. ${board.situation}.`;
 
 function clearResults() {
   for (const id of ["hints", "cube-advice", "evaluation"]) $(id).replaceChildren();
+}
+
+async function drawTypedPosition() {
+  const board = await get("/api/board", positionParams());
+  showBoard("board", board.svg);
+  $("summary").textContent = boardSummary(board);
+  Object.assign(analysis, { shown: analysis.position, play: null });
 }
 
 async function showPosition() {
   analysis.position = $("position").value.trim();
   analysis.variant = $("variant").value;
   clearResults();
-  const board = await get("/api/board", positionParams());
-  showBoard("board", board.svg);
-  $("summary").textContent = describe(board);
+  await drawTypedPosition();
 }
 
-// A position typed or a variant chosen since the board was drawn is drawn before it is analysed.
-async function currentPosition() {
-  if ($("position").value.trim() !== analysis.position || $("variant").value !== analysis.variant) {
-    await showPosition();
-  }
+const typedChanged = () => $("position").value.trim() !== analysis.position || $("variant").value !== analysis.variant;
+
+// The position typed, for the hints: drawn first if the board shows another (a new one typed, or a hint's play).
+async function typedPosition() {
+  if (typedChanged() || analysis.play !== null) await showPosition();
   return positionParams();
 }
+
+// The position the board shows, for Cube and Evaluate (drawn first if a new one was typed).
+async function shownPosition() {
+  if (typedChanged()) await showPosition();
+  return { position: analysis.shown, variant: analysis.variant };
+}
+
+// Words after a result's heading that say which position it is of, when the board shows a hint's play.
+const ofShown = () => (analysis.play === null ? "" : ` after ${analysis.play}, for the side to roll next`);
 
 async function showMove(move, dice, row) {
   const chosen = row.classList.contains("chosen");
   for (const other of row.parentElement.children) other.classList.remove("chosen");
   if (chosen) { // a second click goes back to the position before the move
-    const board = await get("/api/board", positionParams());
-    showBoard("board", board.svg);
-    $("summary").textContent = describe(board);
+    await drawTypedPosition();
     return;
   }
   const after = await get("/api/board", { ...positionParams(), move, dice: dice.join("") });
   drawArrows(showBoard("board", after.svg), after.arrows);
   row.classList.add("chosen");
-  $("summary").textContent = `After ${move || "(no move)"} with ${rollText(dice)}; click the move again to go back. `
-    + describe(after);
+  Object.assign(analysis, { shown: after.after, play: `${move || "(no move)"} with ${rollText(dice)}` });
+  $("summary").textContent = `After ${analysis.play}; click the move again to go back. ${boardSummary(after)}`;
 }
 
 async function showHints() {
-  const params = { ...await currentPosition(), dice: $("dice").value.trim(), ply: $("ply").value };
+  const params = { ...await typedPosition(), dice: $("dice").value.trim(), ply: $("ply").value };
   const hint = await get("/api/hint", params);
   const rows = hint.moves.map((move, i) => ({
     className: "pick" + (i === 0 ? " best" : ""),
@@ -254,10 +249,10 @@ async function showHints() {
 }
 
 async function showCube() {
-  const cube = await get("/api/cube", { ...await currentPosition(), ply: $("ply").value });
+  const cube = await get("/api/cube", { ...await shownPosition(), ply: $("ply").value });
   const probabilities = table(["", ...PROBABILITIES, "Cubeless"],
     [{ cells: [`${cube.plies}-ply`, ...cube.probs.map(percent), signed(cube.cubeless)] }]);
-  const parts = [make("h3", {}, "Cube decision"), probabilities];
+  const parts = [make("h3", {}, `Cube decision${ofShown()}`), probabilities];
   if (cube.double_take === null) {
     parts.push(make("p", {}, `No cube decision: ${cube.reason}; cubeful equity ${signed(cube.no_double)}.`));
   } else {
@@ -277,11 +272,11 @@ async function showCube() {
 }
 
 async function showEvaluation() {
-  const evaluation = await get("/api/eval", { ...await currentPosition(), ply: $("ply").value });
+  const evaluation = await get("/api/eval", { ...await shownPosition(), ply: $("ply").value });
   const rows = evaluation.evaluations.map((row) => ({
     cells: [`${row.plies}-ply`, ...row.probs.map(percent), signed(row.equity), signed(row.cubeful)],
   }));
-  $("evaluation").replaceChildren(make("h3", {}, "Evaluation"),
+  $("evaluation").replaceChildren(make("h3", {}, `Evaluation${ofShown()}`),
     table(["", ...PROBABILITIES, "Cubeless", "Cubeful"], rows));
 }
 
@@ -290,12 +285,16 @@ function showStartingPosition() {
   return showPosition();
 }
 
-function analysePosition(position, variant) {
+// Opens ``position`` in the position tab and analyses it: the hints of its roll when ``rolled``, else the cube.
+function analysePosition(position, variant, rolled) {
   $("position").value = position;
   $("variant").value = variant;
   $("dice").value = "";
   openTab("position");
-  return guarded("position-message", showPosition);
+  return guarded("position-message", async () => {
+    await showPosition();
+    await (rolled ? showHints() : showCube());
+  });
 }
 
 // -- the play tab: a game against the bot ------------------------------------------------------
@@ -304,13 +303,14 @@ const play = { game: null, picked: null, busy: false };
 
 const PROMPT_WORDS = {
   roll: "Your turn: roll, or double.",
-  answer: "The bot doubles: take or pass.",
+  answer: "The bot doubles: take or pass. The board is the bot's view, as it is on roll.",
 };
 
 function renderGame(game) {
   play.game = game;
   play.picked = null;
   showBoard("play-board", game.svg);
+  $("play-situation").textContent = `${game.situation}.`;
   const log = $("play-log");
   log.replaceChildren(...game.log.map((line) => make("li", {}, line)));
   log.scrollTop = log.scrollHeight;
@@ -382,9 +382,11 @@ function decisionWords(decision, names) {
   return `Game ${decision.game}: ${who} ${what} ${decision.action}${best}${verdict}`;
 }
 
+// Each player's figures, under the labels gammon analyze prints (the server's ``summary_rows``).
 function summaryTable(result) {
-  const keys = Object.keys(result.players[0]).filter((key) => key !== "name");
-  const rows = keys.map((key) => ({ cells: [key.replaceAll("_", " "), ...result.players.map((p) => String(p[key]))] }));
+  const rows = result.summary_rows.map(([label, key]) => ({
+    cells: [label, ...result.players.map((p) => String(p[key]))],
+  }));
   return table(["", ...result.players.map((p) => p.name)], rows);
 }
 
@@ -531,7 +533,7 @@ function wire() {
   $("clear-move").addEventListener("click", () => { $("move").value = ""; });
   $("play-board").addEventListener("click", pickPoint);
   $("analyse-game-position").addEventListener("click",
-    () => analysePosition(play.game.position, play.game.variant));
+    () => analysePosition(play.game.position, play.game.variant, play.game.prompt === "move"));
 
   onSubmit("match-form", "match-message", analyseMatch);
   onClick("previous-decision", "match-message", () => showDecision(review.index - 1));
@@ -541,7 +543,7 @@ function wire() {
   onClick("show-best", "match-message", () => showDecisionMove("best"));
   onClick("analyse-decision", "match-message", () => {
     const decision = review.result.decisions[review.index];
-    return analysePosition(decision.position, "standard");
+    return analysePosition(decision.position, "standard", decision.kind === "move");
   });
 }
 
