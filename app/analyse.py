@@ -18,7 +18,7 @@ from gammon.engine.cube.money import cube_efficiency, cubeful_equity
 from gammon.engine.cube.state import Cube
 from gammon.engine.errors import GammonError
 from gammon.engine.play.rollout import cubeful_rollout, rollout
-from gammon.engine.records.formats import position_id
+from gammon.engine.records.formats import describe_state, position_id
 from gammon.engine.records.svg import write_board_svg
 from gammon.engine.review.advice import cube_result, hint_rows
 from gammon.engine.rules.board import BoardError
@@ -26,7 +26,7 @@ from gammon.engine.rules.notation import legal_plays
 from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.rules.variants import Variant, variant_named
 from gammon.engine.search.analysis import position_probs
-from gammon.options import at_least, model_option, variant_option, worker_options
+from gammon.options import at_least, model_option, ply_option, variant_option, worker_options
 
 
 def cmd_show(args) -> int:
@@ -37,10 +37,7 @@ def cmd_show(args) -> int:
         print(f"wrote {args.svg}")
         return 0
     print(draw(board, args.variant))
-    if state is not None:
-        print(f"cube {state.cube} ({'centered' if state.cube_owner < 0 else f'owned by player {state.cube_owner}'}), "
-              f"player {state.on_roll} on roll, dice {state.dice}, "
-              f"{'money' if state.match_length == 0 else f'match to {state.match_length}'}, score {state.score}")
+    print(describe_state(state))
     return 0
 
 
@@ -67,12 +64,13 @@ def eval_report(net, position: str, board, state, plies: int) -> dict:
         cubeful = float(cubeful_equity(probs, cube, x)) / cube.value
         rows.append({"plies": depth, "probs": probs.tolist(), "equity": float(cubeless_equity(probs)),
                      "cubeful": cubeful})
-    return {"position": position, "evaluations": rows}
+    return {"position": position, "situation": describe_state(state), "evaluations": rows}
 
 
 def hint_report(net, position: str, board, state, dice, plies: int, filters=None) -> dict:
     """Every legal play of ``dice``, best first (see engine.review.advice.hint_rows)."""
-    return {"position": position, "dice": list(dice), "moves": hint_rows(net, board, state, dice, plies, filters)}
+    return {"position": position, "situation": describe_state(state), "dice": list(dice),
+            "moves": hint_rows(net, board, state, dice, plies, filters)}
 
 
 def parse_filters(text: str) -> dict[int, tuple[int, float]]:
@@ -93,7 +91,7 @@ def parse_filters(text: str) -> dict[int, tuple[int, float]]:
 
 def cube_report(net, position: str, board, state, plies: int) -> dict:
     """The cube action for the player on roll (see engine.review.advice.cube_result)."""
-    return {"position": position, **cube_result(net, board, state, plies)}
+    return {"position": position, "situation": describe_state(state), **cube_result(net, board, state, plies)}
 
 
 # -- the commands ------------------------------------------------------------------------------
@@ -128,6 +126,7 @@ def cmd_eval(args) -> int:
         print(json.dumps(report))
         return 0
     print(draw(board, args.variant))
+    print(describe_state(state))
     print(PROB_HEADER + "   Cubeful")
     for row in report["evaluations"]:
         print(_prob_row(f"{row['plies']}-ply", row["probs"], row["equity"]) + f"  {row['cubeful']:+7.3f}")
@@ -180,11 +179,14 @@ def cmd_hint(args) -> int:
         return 0
     dice, rows = report["dice"], report["moves"]
     print(draw(board, args.variant))
+    print(describe_state(state))
     print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful equity after the move (EMG in a match):")
+    print(f"{'#':>3}  {'depth':<6} {'move':<26} {'equity':>7} {'(to best)':>9}")
+    print(f"{'':>12}{'Win':>5}  {'W(g)':>5}  {'W(bg)':>5}  {'L(g)':>5}  {'L(bg)':>5}")
     for i, row in enumerate(rows[: args.top], 1):
         move = row["move"] or "(no move)"
-        print(f"{i:>3}. {row['plies']}-ply  {move:<26} Eq.: {row['equity']:+.3f} ({row['diff']:+.3f})")
-        print("      " + "  ".join(f"{p:.3f}" for p in row["probs"]))
+        print(f"{i:>3}. {str(row['plies']) + '-ply':<6} {move:<26} {row['equity']:+7.3f} ({row['diff']:+.3f})")
+        print(f"{'':>12}" + "  ".join(f"{p:.3f}" for p in row["probs"]))
     return 0
 
 
@@ -199,6 +201,7 @@ def cmd_cube(args) -> int:
         print(json.dumps(result))
         return 0
     print(draw(board, args.variant))
+    print(describe_state(state))
     print(PROB_HEADER)
     print(_prob_row(f"{args.ply}-ply", result["probs"], result["cubeless"]))
     if result["double_take"] is None:  # no decision to make: say why, and what the position is worth as it is
@@ -211,6 +214,8 @@ def cmd_cube(args) -> int:
     for i, (name, equity) in enumerate(options, 1):
         print(f"{i}. {name:<14} {equity:+.3f}  ({equity - best:+.3f})")
     print(f"Proper cube action: {result['verdict']}   (take point {result['take_point']:.1%})")
+    if state is not None and state.doubled:  # the double is made: what matters now is O's answer
+        print(f"X has doubled to {2 * state.cube}; O's proper answer: {result['response']}")
     if "reason" in result:
         print(f"({result['reason']})")
     return 0
@@ -270,7 +275,7 @@ def cmd_rollout(args) -> int:
 def register(sub) -> None:
     """Add the analysis sub-commands to the ``gammon`` parser's ``sub``."""
     show = sub.add_parser("show", help="draw a position (Position ID, PositionID:MatchID or XGID)")
-    show.add_argument("position")
+    show.add_argument("position", help="Position ID, PositionID:MatchID or XGID (player on roll)")
     show.add_argument("--svg", help="write the position as an SVG picture to this file instead")
     variant_option(show)
     show.set_defaults(run=cmd_show)
@@ -279,7 +284,7 @@ def register(sub) -> None:
     moves.add_argument("position", help="Position ID, PositionID:MatchID or XGID")
     moves.add_argument("--dice", type=parse_dice, help="the roll, e.g. 64 (default: the dice in the Match ID/XGID)")
     variant_option(moves)
-    moves.add_argument("--json", action="store_true")
+    moves.add_argument("--json", action="store_true", help="print the plays as one JSON object")
     moves.set_defaults(run=cmd_moves)
 
     for name, run, text in (
@@ -289,11 +294,10 @@ def register(sub) -> None:
     ):
         command = sub.add_parser(name, help=text)
         command.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
-        command.add_argument("--ply", type=int, default=0 if name == "eval" else 2 if name == "cube" else 1,
-                             choices=range(0, 4), help="search depth (default %(default)s)")
+        ply_option(command)
         model_option(command)
         variant_option(command)
-        command.add_argument("--json", action="store_true")
+        command.add_argument("--json", action="store_true", help="print the answer as one JSON object")
         if name == "hint":
             command.add_argument("--dice", type=parse_dice,
                                  help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
@@ -313,10 +317,11 @@ def register(sub) -> None:
     roll.add_argument("--cubeful", action="store_true", help="money rollout with the cube (the position's cube state)")
     roll.add_argument("--device", choices=("cpu", "cuda"), help="cubeless: play the games side by side in torch on "
                       "this device (default: numpy)")
-    roll.add_argument("--seed", type=at_least(0), default=0)
+    roll.add_argument("--seed", type=at_least(0), default=0,
+                      help="dice seed: the same seed, the same games (default 0)")
     model_option(roll)
     variant_option(roll, "the variant of the position, whose rules the games follow")
-    roll.add_argument("--json", action="store_true")
+    roll.add_argument("--json", action="store_true", help="print the result as one JSON object")
     roll.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id), rolled out in shards")
     roll.add_argument("--out", help="where --batch writes its JSON Lines results (OUT.shards keeps finished work)")
     worker_options(roll, "playing --batch's shards")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gammon.app.arguments import counted
 from gammon.app.terminal import Person, Quit, stdin_reader
 from gammon.engine.cube.state import Cube
 from gammon.engine.files import atomic_text
@@ -143,7 +144,7 @@ class ChouetteSession:
     def run(self, games: int | None = None) -> int:
         """Play ``games`` games (None: until quit or the end of input)."""
         self.save()
-        self.write(f"Chouette of {', '.join(self.sheet.players)}; {self.sheet.games} games played. "
+        self.write(f"Chouette of {', '.join(self.sheet.players)}; {counted(self.sheet.games, 'game')} played. "
                    f"The score sheet is {self.sheet_path}.")
         try:
             for _ in itertools.count() if games is None else range(games):
@@ -164,7 +165,7 @@ class ChouetteSession:
         self.save()
         gains = result.gains()
         self.write("Settlement: " + ", ".join(f"{name} {_signed(gains[name])}" for name in lineup.order) + ".")
-        self.write(f"Score sheet after {self.sheet.games} game{'s' * (self.sheet.games != 1)}: "
+        self.write(f"Score sheet after {counted(self.sheet.games, 'game')}: "
                    + ", ".join(f"{name} {_signed(self.sheet.scores[name])}" for name in self.sheet.players) + ".")
 
     def save(self) -> None:

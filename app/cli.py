@@ -19,6 +19,7 @@ import signal
 import sys
 import threading
 import traceback
+from importlib import metadata
 
 from gammon.app import analyse, chouette, odds, play, review, tools, web
 from gammon.engine.errors import GammonError
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gammon",
         description="Backgammon engine: exact vectorized rules, position formats, analysis, bots.",
     )
+    parser.add_argument("--version", action="version", version=f"gammon {metadata.version('gammon')}")
     sub = parser.add_subparsers(dest="command", required=True)
     for theme in (analyse, review, play, chouette, tools, odds, web):
         theme.register(sub)

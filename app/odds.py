@@ -59,5 +59,5 @@ def register(sub) -> None:
     odds.add_argument("--blocked", metavar="D,D,...",
                       help="opposing points made at these distances (pips from the checker), e.g. 3,5")
     odds.add_argument("--rolls", action="store_true", help="list the rolls that hit each distance")
-    odds.add_argument("--json", action="store_true")
+    odds.add_argument("--json", action="store_true", help="print the odds as one JSON object")
     odds.set_defaults(run=cmd_odds)

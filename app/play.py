@@ -12,7 +12,7 @@ import time
 
 from tqdm import tqdm
 
-from gammon.app.arguments import check_record_variant, draw, is_loopback
+from gammon.app.arguments import check_record_variant, counted, draw, is_loopback
 from gammon.app.external import Bot, ExternalPlayerServer
 from gammon.app.terminal import TerminalGame, stdin_reader
 from gammon.engine.errors import GammonError
@@ -66,7 +66,7 @@ def cmd_demo(args) -> int:
             time.sleep(args.delay)
     points = int(result.points[0])
     kind = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[abs(points)]
-    print(f"{names[0 if points > 0 else 1]} wins {kind} ({abs(points)} point{'s' if abs(points) > 1 else ''}) "
+    print(f"{names[0 if points > 0 else 1]} wins {kind} ({counted(abs(points), 'point')}) "
           f"after {len(record.turns)} turns")
     return 0
 
@@ -197,10 +197,12 @@ def register(sub) -> None:
                            help="bot against bot: money games (cubeful or cubeless) or matches, duplicate dice")
     match.add_argument("a", help="player A: default, a weights file, pubeval, heuristic, random, gnubg")
     match.add_argument("b", help="player B")
-    match.add_argument("--games", type=int, default=1000, help="money games, an even number (default 1000)")
+    match.add_argument("--games", type=at_least(4, 2), default=1000,
+                       help="money games, played in pairs with the same dice: even, 4 or more (default 1000)")
     match.add_argument("--cubeless", action="store_true", help="money games without the cube")
     match.add_argument("--length", type=int, default=0, help="play matches to this many points instead of money games")
-    match.add_argument("--matches", type=int, default=100, help="matches with --length, an even number (default 100)")
+    match.add_argument("--matches", type=at_least(4, 2), default=100,
+                       help="matches with --length, played in pairs with the same dice: even, 4 or more (default 100)")
     match.add_argument("--jacoby", action="store_true", help="money: gammons count single until the cube is turned")
     match.add_argument("--beavers", action="store_true", help="money: a doubled player may beaver")
     match.add_argument("--automatic-doubles", type=at_least(0), default=0,
@@ -211,8 +213,8 @@ def register(sub) -> None:
     match.add_argument("--b-ply", type=int, default=None, choices=range(0, 3),
                        help="move search depth of B if different")
     match.add_argument("--cube-ply", type=int, default=0, choices=range(0, 3), help="cube decision depth (default 0)")
-    match.add_argument("--seed", type=int, default=0)
-    match.add_argument("--json", action="store_true")
+    match.add_argument("--seed", type=int, default=0, help="dice seed: the same seed, the same games (default 0)")
+    match.add_argument("--json", action="store_true", help="print the results as one JSON object")
     match.add_argument("--luck", metavar="PLAYER",
                        help="cubeless money games: judge every roll's luck with this net (default, a weights file) "
                             "and report the luck-adjusted points per game too, an unbiased estimate with a much "

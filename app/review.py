@@ -18,13 +18,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from gammon.app.arguments import counted
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text, check_output
 from gammon.engine.records.match_files import MATCH_SUFFIXES, load_match
 from gammon.engine.records.svg import board_svg
-from gammon.engine.review.match_analysis import BLUNDER, DOUBTFUL, ERROR, MatchAnalysis, analyse
+from gammon.engine.review.match_analysis import BLUNDER, DOUBTFUL, ERROR, Judged, MatchAnalysis, analyse
 from gammon.engine.review.replay import replay
-from gammon.options import between, model_option
+from gammon.options import MATCH_PLY, model_option, ply_option
 
 SUMMARY_ROWS = [  # (label, PlayerStats field)
     ("decisions (unforced)", "decisions"), ("error rate (mp/decision)", "error_rate_mp"), ("PR", "pr"),
@@ -56,6 +57,25 @@ def summary_table(result: MatchAnalysis) -> str:
     return "\n".join(lines)
 
 
+def decision_words(j: Judged, names) -> str:
+    """Where and what a decision was, as a player reads the match: "game 2, move 11, Bob rolls 6-1"."""
+    d = j.decision
+    what = f"rolls {d.dice[0]}-{d.dice[1]}" if d.dice else {"cube": "cube decision", "take": "answer"}[d.kind]
+    return f"game {d.game}, move {d.row}, {names[d.player]} {what}"
+
+
+def mistakes_list(result: MatchAnalysis) -> str:
+    """The errors and blunders, one line each: where, what was played, what was best, the loss."""
+    names = result.log.players
+    worst = [j for j in result.judged if j.grade in ("error", "blunder")]
+    lines = [f"errors and blunders ({len(worst)}; loss per unit of the cube"
+             f"{', in EMG' if result.log.length else ''}):"]
+    for j in worst:
+        lines.append(f"  {decision_words(j, names)}: played {j.played}, best {j.best}, "
+                     f"{1000 * j.loss:.1f} mp ({j.cube_error or j.grade})")
+    return "\n".join(lines)
+
+
 def cmd_analyze(args) -> int:
     from gammon.models.players import load_analyst
 
@@ -75,9 +95,10 @@ def cmd_analyze(args) -> int:
                   leave=False) as bar:
             result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update)
         print(f"{path}: {'money session' if not log.length else f'{log.length}-point match'}, "
-              f"{len(log.games)} games, {log.players[0]} {log.final_score[0]} - {log.players[1]} "
+              f"{counted(len(log.games), 'game')}, {log.players[0]} {log.final_score[0]} - {log.players[1]} "
               f"{log.final_score[1]}; analysed at {args.ply}-ply")
         print(summary_table(result) + "\n")
+        print(mistakes_list(result) + "\n")
         for stats in result.players:
             row = totals.setdefault(stats.name, [0, 0.0, 0.0, 0])
             row[0] += stats.decisions
@@ -165,6 +186,22 @@ def equity_graph(result: MatchAnalysis, width: int = 900, height: int = 260) -> 
     return "".join(parts)
 
 
+def choices_table(j: Judged) -> str:
+    """The equities of the choices: the best few plays (and the one played), or the three cube actions."""
+    if j.alternatives:
+        rows = [(move, equity) for move, equity in j.alternatives]
+    else:
+        names = {"no_double": "no double", "double_take": "double, take", "double_pass": "double, pass"}
+        rows = [(names[key], j.equity[key]) for key in names]
+    best = rows[0][1] if j.alternatives else None
+    cells = "".join(f"<tr><td>{html.escape(name)}</td><td>{equity:+.3f}</td>"
+                    + (f"<td>{equity - best:+.3f}</td>" if best is not None else "") + "</tr>"
+                    for name, equity in rows)
+    head = "<tr><th>play</th><th>equity</th><th>to best</th></tr>" if best is not None else \
+        "<tr><th>cube action</th><th>equity (doubler)</th></tr>"
+    return f'<table class="choices">{head}{cells}</table>'
+
+
 def html_report(result: MatchAnalysis, title: str) -> str:
     log = result.log
     names = [html.escape(p.name) for p in result.players]
@@ -174,22 +211,20 @@ def html_report(result: MatchAnalysis, title: str) -> str:
     items = []
     for j in worst:
         d = j.decision
-        who = names[d.player]
-        what = f"rolls {d.dice[0]}-{d.dice[1]}" if d.dice else {"cube": "cube decision", "take": "answer"}[d.kind]
         board = board_svg(d.board, d.state, title=d.gnubgid,
                           names=(result.log.players[d.state.on_roll], result.log.players[1 - d.state.on_roll]))
         board = board.replace("<svg ", '<svg class="board" ', 1)
         items.append(
             f'<div class="decision">{board}<div>'
-            f'<p><b>Game {d.game}</b>, line {d.line}: {who} {what}</p>'
+            f'<p><b>{html.escape(decision_words(j, log.players).capitalize())}</b></p>'
             f'<p>played <b>{html.escape(j.played)}</b><br>best <b>{html.escape(j.best)}</b></p>'
             f'<p class="{j.grade}">{j.grade}: {1000 * j.loss:.0f} mp{", " + j.cube_error if j.cube_error else ""}</p>'
-            f"</div></div>")
+            f"{choices_table(j)}</div></div>")
     kind = "money session" if not log.length else f"{log.length}-point match"
     final = log.final_score
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             f"<style>{STYLE}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1><p>{kind}, {len(log.games)} games: {names[0]} {final[0]} - "
+            f"<h1>{html.escape(title)}</h1><p>{kind}, {counted(len(log.games), 'game')}: {names[0]} {final[0]} - "
             f"{names[1]} {final[1]}. Analysed at {result.plies}-ply. Doubtful from {1000 * DOUBTFUL:.0f} mp, "
             f"error from {1000 * ERROR:.0f}, blunder from {1000 * BLUNDER:.0f} (per unit of the cube).</p>"
             f"<table><tr><th></th><th>{names[0]}</th><th>{names[1]}</th></tr>{rows}</table>"
@@ -201,7 +236,7 @@ def html_report(result: MatchAnalysis, title: str) -> str:
 def register(sub) -> None:
     parser = sub.add_parser("analyze", help="analyse a whole match or session (.mat or .sgf), or a folder of them")
     parser.add_argument("file", help="a .mat or .sgf file, or a folder of them")
-    parser.add_argument("--ply", type=between(0, 2), default=0, help="search depth of the analysis (default 0)")
+    ply_option(parser, MATCH_PLY)
     parser.add_argument("--no-cube", action="store_true", help="judge the checker plays only")
     parser.add_argument("--json", help="write the analysis as JSON to this file")
     parser.add_argument("--html", help="write a report to look at (one HTML file, opens from disk)")

@@ -10,12 +10,28 @@ import importlib
 
 from gammon.engine.errors import GammonError
 
-BENCHMARKS = ("movegen", "strength", "selfplay")
+BENCHMARKS = {  # name (the module in benchmarks/) -> what it measures
+    "movegen": "move-generation speed and exactness, beside gnubg-nn's",
+    "thinking": "hint latency at 0-3 ply beside gnubg-nn's, and a command's wall time",
+    "search": "n-ply search speed by batch size",
+    "selfplay": "self-play games/s, beside GNU Backgammon's own loop",
+    "strength": "playing strength: money games between two players, duplicate dice",
+    "accuracy": "move and cube error against GNU Backgammon 2-ply on the dev positions",
+    "race_accuracy": "race move loss against GNU Backgammon 2-ply",
+    "analysis_vs_gnubg": "our match analysis beside GNU Backgammon's, on the same matches",
+    "vs_gnubg": "our bot against GNU Backgammon itself, through its external-player protocol",
+    "device": "the device path's throughput on whatever device is present",
+}
 
 TOOLS = {
     "train": "train a network: self-play, or a whole --recipe (gammon train --help for options)",
-    "bench": f"run a benchmark: {', '.join(BENCHMARKS)} (gammon bench WHAT --help)",
+    "bench": "run a benchmark (gammon bench alone lists them; gammon bench WHAT --help)",
 }
+
+
+def benchmark_list() -> str:
+    return "\n".join(["usage: gammon bench WHAT [options]   (gammon bench WHAT --help for each)", "", "benchmarks:"]
+                     + [f"  {name:<18} {text}" for name, text in BENCHMARKS.items()])
 
 
 def run_tool(name: str, rest: list[str]) -> int:
@@ -25,8 +41,8 @@ def run_tool(name: str, rest: list[str]) -> int:
 
         return train_main(rest)
     what = rest[0] if rest else None
-    if what in ("-h", "--help"):
-        print(f"usage: gammon bench {{{','.join(BENCHMARKS)}}} [options]   (gammon bench WHAT --help for each)")
+    if what in (None, "-h", "--help"):
+        print(benchmark_list())
         return 0
     if what not in BENCHMARKS:
         raise GammonError(f"unknown benchmark {what!r}; choose one of {', '.join(BENCHMARKS)}")

@@ -6,6 +6,8 @@ dataclass as options. It knows the engine's variants and argparse, nothing else.
 from __future__ import annotations
 
 import argparse
+import inspect
+import re
 from dataclasses import fields
 
 from gammon.engine.rules.variants import VARIANTS
@@ -43,6 +45,17 @@ def between(low: int, high: int):
     return parse
 
 
+# The depth policy, one for every command: a position asked about (eval, hint, cube, and the web board's
+# buttons) is searched at 2-ply, gnubg's World Class; a whole match (analyze) at 0-ply, since it judges
+# hundreds of decisions; all of them take 0..3.
+POSITION_PLY, MATCH_PLY, MAX_PLY = 2, 0, 3
+
+
+def ply_option(parser: argparse.ArgumentParser, default: int = POSITION_PLY) -> None:
+    parser.add_argument("--ply", type=between(0, MAX_PLY), default=default,
+                        help=f"search depth 0..{MAX_PLY} (default %(default)s)")
+
+
 def model_option(parser: argparse.ArgumentParser, required: bool = False,
                  help: str = "a weights file or player name (default: the shipped net, models/default.pt)") -> None:
     """``--model``: a player as users name them (models/players.py), the shipped net unless ``required``."""
@@ -69,16 +82,39 @@ def worker_options(parser: argparse.ArgumentParser, what: str, ray: bool = True)
                                  "ADDRESS joins a cluster; needs pip install -e '.[distributed]'")
 
 
+_FIELD_LINE = re.compile(r"\s+(\w+)\s*:[^=]*=[^#]*(?:#\s*(.*))?$")
+
+
+def field_comments(config) -> dict[str, str]:
+    """Each field's comment in the source of the dataclass ``config``: the one after it on its line, else the
+    comment lines just above it. A config is read top to bottom, its comments are its documentation, and
+    its options' help is taken from them rather than written twice."""
+    comments, above = {}, []
+    for line in inspect.getsource(config).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            above.append(stripped.lstrip("# "))
+            continue
+        field = _FIELD_LINE.match(line)
+        if field:
+            comments[field[1]] = field[2] or " ".join(above)
+        above = []
+    return comments
+
+
 def config_options(parser: argparse.ArgumentParser, config, unset: tuple[str, ...] = ()) -> None:
     """One option per field of the dataclass ``config`` (``--field-name``, its type, its default; a bool as a
-    ``--name/--no-name`` switch); the fields in ``unset`` default to None, to tell "not given" apart."""
+    ``--name/--no-name`` switch), its help the field's comment; the fields in ``unset`` default to None, to
+    tell "not given" apart."""
+    comments = field_comments(config)
     for field in fields(config):
         flag, value = f"--{field.name.replace('_', '-')}", field.default
         default = None if field.name in unset else value
+        text = f"{comments.get(field.name, '')} (default {value!r})".lstrip()
         if isinstance(value, bool):  # type=bool would read "False" as true
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=text)
         else:
-            parser.add_argument(flag, type=type(value), default=default, help=f"(default {value})")
+            parser.add_argument(flag, type=type(value), default=default, help=text.replace("%", "%%"))
 
 
 def config_from(args: argparse.Namespace, config):

@@ -279,3 +279,75 @@ def test_a_bug_keeps_its_traceback_and_an_exit_code_of_its_own(monkeypatch, caps
     assert main(["moves", "4HPwATDgc/ABMA", "--dice", "31"]) == 3
     err = capsys.readouterr().err
     assert "Traceback" in err and "a planted bug" in err and "internal error" in err
+
+
+def test_show_eval_hint_and_cube_say_who_is_who_and_the_rules_in_force(capsys):
+    """Issue 32: Jacoby changed answers silently; the board said "X (on roll)", the line under it "player 0"."""
+    for command in (["show"], ["eval"], ["hint", "--dice", "31", "--ply", "0"], ["cube", "--ply", "0"]):
+        assert main([command[0], "4HPwATDgc/ABMA", *command[1:]]) == 0
+        assert "money: Jacoby off, beavers off (a Position ID alone)" in capsys.readouterr().out
+        assert main([command[0], "4HPwATDgc/ABMA:cAkAAAAAAAAA", *command[1:]]) == 0
+        assert "X is player 1, on roll; O is player 0; cube 1, centered; money: Jacoby on" in capsys.readouterr().out
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--ply", "0", "--json"]) == 0
+    assert "Jacoby off" in json.loads(capsys.readouterr().out)["situation"]
+
+
+def test_hint_heads_its_columns_and_gives_each_rows_depth(capsys):
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--ply", "1", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "depth  move" in out and "Win   W(g)  W(bg)   L(g)  L(bg)" in out
+    assert "  1. 1-ply  8/5 6/5" in out
+
+
+def test_cube_with_a_double_pending_gives_the_answer_to_it(capsys):
+    """Issue 32: with a double pending, `cube` answered as if none had been offered."""
+    from gammon.engine.records.formats import MatchState, match_id
+
+    pending = match_id(MatchState(on_roll=0, turn=1, doubled=True))
+    assert main(["cube", f"4HPwATDgc/ABMA:{pending}", "--ply", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "X doubles to 2: O to take or pass" in out and "X has doubled to 2; O's proper answer: take" in out
+
+
+def test_an_xgid_allowing_beavers_is_answered_with_them(capsys):
+    """The XGID's rules field (3: Jacoby and beavers) reached the cube analysis without the beavers."""
+    verdicts = {}
+    for rules in (1, 3):
+        assert main(["cube", f"XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:{rules}:0:10", "--ply", "0", "--json"]) == 0
+        verdicts[rules] = json.loads(capsys.readouterr().out)["verdict"]
+    assert "beaver" in verdicts[3].lower() and "beaver" not in verdicts[1].lower()
+
+
+def _options_without_help(parser, path=()):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _options_without_help(sub, (*path, name))
+        elif not action.help and not isinstance(action, argparse._HelpAction):
+            yield " ".join(path), action.option_strings or action.dest
+
+
+def test_every_option_of_every_command_has_help_text(capsys):
+    """Issue 32: --json, --seed, show's position and train's options had none."""
+    from gammon.app.cli import build_parser
+    from gammon.training.cli import main as train_main
+
+    assert list(_options_without_help(build_parser())) == []
+    with pytest.raises(SystemExit):
+        train_main(["--help"])
+    listed = capsys.readouterr().out
+    assert "--replay-window REPLAY_WINDOW\n                        the plies --replay draws from" in listed
+    assert "  --seed SEED           dice, first weights" in listed
+
+
+def test_version_bench_alone_and_an_odd_number_of_matches(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.startswith("gammon ")
+    assert main(["bench"]) == 0
+    assert "  thinking           hint latency" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["match", "default", "heuristic", "--length", "1", "--matches", "1"])
+    assert "argument --matches: must be at least 4 and a multiple of 2; got 1" in capsys.readouterr().err

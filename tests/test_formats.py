@@ -16,6 +16,7 @@ from gammon.engine.records.formats import (
     FormatError,
     MatchState,
     board_from_position_id,
+    describe_state,
     gnubgid,
     match_id,
     match_state_from_id,
@@ -475,3 +476,39 @@ def test_a_match_longer_than_the_engine_plays_is_refused_when_read():
         with pytest.raises(FormatError, match="1 to 99 points"):
             MatchState(match_length=length)
     assert MatchState(match_length=99).match_length == 99
+
+
+@pytest.mark.parametrize("text", ["AAAAAAAAAAAAAA", "AAAAAAAAAAAAAA:cAkAAAAAAAAA"])
+def test_an_empty_board_is_refused_when_read(text):
+    """Issue 32 row 10: the empty board was evaluated (P(win) 1.0000000000020002)."""
+    with pytest.raises(FormatError, match="no checkers left: the game is over"):
+        parse_position(text)
+
+
+def test_a_side_with_no_checkers_is_read_when_the_match_id_says_the_game_is_over():
+    board = np.zeros(26, dtype=np.int8)
+    board[1] = 2  # the player on roll has two checkers left, the opponent none
+    over = MatchState(game_state=2)
+    text = f"{position_id(board)}:{match_id(over)}"
+    assert parse_position(text)[1].game_state == 2
+    with pytest.raises(FormatError, match="the opponent has no checkers left"):
+        parse_position(position_id(board))
+
+
+@pytest.mark.parametrize("state, words", [
+    (None, ["X on roll", "cube 1, centered", "Jacoby off, beavers off", "a Position ID alone"]),
+    (MatchState(on_roll=1, turn=1, cube=2, cube_owner=0, jacoby=True, dice=(3, 1)),
+     ["X is player 1, on roll; O is player 0", "cube 2, owned by O", "money: Jacoby on, beavers off",
+      "X rolled 3-1"]),
+    (MatchState(on_roll=0, turn=1, cube=2, cube_owner=1, doubled=True, match_length=7, score=(2, 5)),
+     ["X is player 0", "owned by O", "7-point match, X 2 - O 5 (X 5-away, O 2-away)", "X doubles to 4: O to take"]),
+    (MatchState(on_roll=0, turn=0, match_length=5, score=(4, 1), crawford=True),
+     ["X 1-away, O 4-away), Crawford game"]),
+    (MatchState(on_roll=1, turn=0, match_length=5, score=(4, 1)), ["post-Crawford"]),
+    (MatchState(on_roll=1, turn=0, resignation=2), ["X offers to resign a gammon: O to accept or reject"]),
+    (MatchState(on_roll=1, turn=1, game_state=3), ["the game is over: resigned"]),
+])
+def test_the_situation_line_says_who_is_who_the_cube_the_rules_and_what_is_pending(state, words):
+    line = describe_state(state)
+    assert all(w in line for w in words), line
+    assert "Jacoby" not in line or not (state and state.match_length)  # Jacoby is a money rule

@@ -161,3 +161,41 @@ def test_every_gnubg_fixture_and_a_one_point_match_replay_through_the_rules():
     player = EvaluatorPlayer(NET)
     log, result = recorded((player, player), 1, seed=5)
     assert replay(log) and max(log.final_score) >= 1
+
+
+def test_each_decision_carries_the_move_number_of_its_mat_row_and_keeps_it_through_sgf():
+    """Issue 32: the analysis said "line 16" where a player reads "move 11" (the .mat file's numbered row)."""
+    import re
+    from pathlib import Path
+
+    from gammon.engine.records.matfile import load_mat
+    from gammon.engine.records.sgf import read_sgf, write_sgf
+
+    for path in sorted((Path(__file__).parent / "data" / "matches").glob("*.mat")):
+        lines, log = path.read_text().splitlines(), load_mat(path)
+        decisions = replay(log)
+        rows = [int(re.match(r"\s*(\d+)\)", lines[d.line - 1])[1]) for d in decisions]
+        assert [d.row for d in decisions] == rows, path.name
+        assert [d.row for d in replay(read_sgf(write_sgf(log)))] == rows, path.name
+
+
+def test_analyze_lists_the_errors_by_move_number_and_the_report_shows_the_choices(tmp_path, capsys):
+    import json
+    from pathlib import Path
+
+    from gammon.app.cli import main
+
+    match = Path(__file__).parent / "data" / "matches" / "gnubg-5pt.mat"
+    out, page = tmp_path / "a.json", tmp_path / "a.html"
+    assert main(["analyze", str(match), "--json", str(out), "--html", str(page), "--quiet"]) == 0
+    listed = capsys.readouterr().out.split("errors and blunders (")[1].splitlines()
+    report = json.loads(out.read_text())
+    worst = [d for d in report["decisions"] if d["grade"] in ("error", "blunder")]
+    assert int(listed[0].split(";")[0]) == len(worst) > 0
+    for line, d in zip(listed[1:], worst):
+        assert line.startswith(f"  game {d['game']}, move {d['move']}, ") and f"played {d['action']}, best" in line
+    moves = [d for d in report["decisions"] if d["kind"] == "move" and d["counted"]]
+    assert all(d["alternatives"][0]["move"] == d["best"] for d in moves)
+    assert all(d["action"] in [a["move"] for a in d["alternatives"]] for d in moves)
+    html = page.read_text()
+    assert html.count('<table class="choices">') == len(worst) and "line " not in html.split("<h2>Errors")[1]

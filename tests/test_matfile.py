@@ -339,6 +339,8 @@ MALFORMED = [
     (broken("; [EventDate", '; [Player 2 "Zed"]\n; [EventDate'),
      ", line 1: the header names player 2 'Zed', but the games name 'Bob'"),
     (broken(" 5 point match", " 2 point match"), ", game 3, line 49: the score 0-3 is past the end of a 2-point match"),
+    (broken(" 5 point match", " 100 point match"),  # issue 32 row 8: the replay refused it, naming no file
+     ", line 3: a 100-point match: matches are 1 to 99 points long here"),
 ]
 
 

@@ -417,3 +417,20 @@ def test_variations_nested_past_the_limit_are_refused_in_one_line():
     with pytest.raises(MatchFileError, match="nested more than 100 deep") as info:
         read_sgf(text, "deep.sgf")
     assert "\n" not in str(info.value) and "deep.sgf" in str(info.value)
+
+
+def test_a_match_longer_than_the_engine_plays_is_refused_naming_file_game_and_line():
+    """Issue 32 row 8: MI[length:100000] was refused later, by the replay, naming neither file nor line."""
+    text = (DATA / "match5.sgf").read_text().replace("MI[length:5]", "MI[length:100000]", 1)
+    with pytest.raises(MatchFileError, match=r"^long.sgf, game 1, line 1: a 100000-point match: matches are 1 to 99"):
+        read_sgf(text, "long.sgf")
+
+
+def test_a_move_missing_its_closing_bracket_is_refused_in_one_line():
+    """Issue 32 row 9: the refusal quoted the value with its line break, over two lines."""
+    text = (DATA / "match5.sgf").read_text()
+    start = text.index(";B[") + 3
+    cut = text[:text.index("]", start)] + text[text.index("]", start) + 1:]
+    with pytest.raises(MatchFileError, match="^cut.sgf, game 1, line 2: cannot read move") as info:
+        read_sgf(cut, "cut.sgf")
+    assert "\n" not in str(info.value)

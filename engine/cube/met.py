@@ -44,6 +44,14 @@ TABLE_AWAY = 25  # Kazaross-XG2's size
 # below float64's resolution next to 1, where one more point needed could no longer be told apart.
 MAX_AWAY = 99
 
+
+def check_match_length(length: int, error: type[GammonError] = GammonError) -> None:
+    """Refuse a match longer than the engine plays: 1 to MAX_AWAY points (its match equity table's reach);
+    0 is money play."""
+    if length > MAX_AWAY:
+        raise error(f"a {length}-point match: matches are 1 to {MAX_AWAY} points long here")
+
+
 TRAILER_GAMMONS = 0.30  # fitted: the table's own post-Crawford steps imply 0.29 to 0.32 from 10- to 25-away
 DOUBLER_GAMMONS = 0.25
 TAKER_GAMMONS = 0.15

@@ -76,7 +76,7 @@ class Cube:
         if state is None:
             return cls()
         return cls.seen_by(state.on_roll, state.cube, state.cube_owner, state.match_length, state.score,
-                           state.crawford, jacoby=state.jacoby)
+                           state.crawford, jacoby=state.jacoby, beavers=state.beavers)
 
     @classmethod
     def from_fibs(cls, fibs, player: int) -> Cube:

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gammon.engine.cube.met import MAX_AWAY
+from gammon.engine.cube.met import check_match_length
 from gammon.engine.errors import GammonError
-from gammon.engine.rules.board import BOARD_SIZE, DTYPE, MAX_CHECKERS, BoardError, mover_counts, validate
+from gammon.engine.rules.board import BOARD_SIZE, DTYPE, MAX_CHECKERS, BoardError, checkers_off, mover_counts, validate
 from gammon.engine.rules.variants import Variant, variant_named
 
 __all__ = [
@@ -286,11 +286,10 @@ class MatchState:
             raise FormatError("a double is offered, so the turn must be the opponent's (turn != on_roll)")
         if self.cube == 1 and self.cube_owner != -1:
             raise FormatError("a cube of 1 is centered: only a doubled cube (2 or more) has an owner")
+        check_match_length(self.match_length, FormatError)
         if self.match_length == 0:
             if self.crawford:
                 raise FormatError("the Crawford flag is set in money play (match_length 0)")
-        elif self.match_length > MAX_AWAY:
-            raise FormatError(f"a {self.match_length}-point match: matches are 1 to {MAX_AWAY} points long here")
         elif self.crawford and self.match_length - 1 not in self.score:
             raise FormatError(f"the Crawford flag is set at {self.score[0]}-{self.score[1]}: the Crawford game "
                               f"comes when a player has {self.match_length - 1} of {self.match_length} points")
@@ -299,6 +298,44 @@ class MatchState:
         elif self.game_state <= 1 and max(self.score) == self.match_length:
             # Only a finished game can leave a player with the whole match won.
             raise FormatError(f"score {self.score} reaches the match length {self.match_length} in a game not over")
+
+
+RESIGNATIONS = ("", "a single game", "a gammon", "a backgammon")
+
+
+def describe_state(state: MatchState | None) -> str:
+    """One line for people beside a board drawn from the player on roll (X, the opponent O): who is who,
+    the cube and its owner, money or the match and its score, the rules in force (Jacoby and beavers in
+    money, the Crawford game), the dice, and what is pending (a double, a resignation) or over.
+
+    A Position ID alone carries no state: money play, a centered cube, neither Jacoby nor beavers.
+    """
+    if state is None:
+        return "X on roll; cube 1, centered; money: Jacoby off, beavers off (a Position ID alone)"
+    name = {state.on_roll: "X", 1 - state.on_roll: "O"}
+    parts = [f"X is player {state.on_roll}, on roll; O is player {1 - state.on_roll}",
+             f"cube {state.cube}, {'centered' if state.cube_owner < 0 else f'owned by {name[state.cube_owner]}'}"]
+    if state.match_length:
+        mine, theirs = state.score[state.on_roll], state.score[1 - state.on_roll]
+        length = state.match_length
+        stage = (", Crawford game" if state.crawford
+                 else ", post-Crawford" if length > 1 and length - 1 in state.score else "")
+        parts.append(f"{length}-point match, X {mine} - O {theirs} (X {length - mine}-away, "
+                     f"O {length - theirs}-away){stage}")
+    else:
+        parts.append(f"money: Jacoby {'on' if state.jacoby else 'off'}, beavers {'on' if state.beavers else 'off'}")
+    if state.dice != (0, 0):
+        parts.append(f"X rolled {state.dice[0]}-{state.dice[1]}")
+    if state.doubled:
+        parts.append(f"X doubles to {2 * state.cube}: O to take or pass")
+    if state.resignation:
+        offers = name[1 - state.turn]  # the player to answer a resignation is on turn
+        parts.append(f"{offers} offers to resign {RESIGNATIONS[state.resignation]}: "
+                     f"{name[state.turn]} to accept or reject")
+    if state.game_state != 1:
+        parts.append({0: "no game in progress", 2: "the game is over", 3: "the game is over: resigned",
+                      4: "the game is over: a double passed"}[state.game_state])
+    return "; ".join(parts)
 
 
 def _cube_value(name: str, value) -> int:
@@ -581,17 +618,27 @@ def parse_position(text: str, variant: str | Variant = "standard") -> tuple[np.n
         raise FormatError(f"a position is a string; got {type(text).__name__}")
     s = text.strip()
     if s.upper().startswith(XGID_PREFIX) or s.count(":") == _XG_FIELDS - 1:
-        return parse_xgid(s, variant)
-    if ":" in s:
-        return parse_gnubgid(s, variant)
-    if variant_named(variant).off_board:
-        return board_from_position_id(s, variant), None
-    if len(s) == POSITION_ID_LENGTH:
-        return board_from_position_id(s, variant), None
-    raise FormatError(
-        f"cannot read {text!r} as a position: expected a 14-character Position ID, "
-        "'PositionID:MatchID' or an XGID"
-    )
+        board, state = parse_xgid(s, variant)
+    elif ":" in s:
+        board, state = parse_gnubgid(s, variant)
+    elif variant_named(variant).off_board or len(s) == POSITION_ID_LENGTH:
+        board, state = board_from_position_id(s, variant), None
+    else:
+        raise FormatError(f"cannot read {text!r} as a position: expected a 14-character Position ID, "
+                          "'PositionID:MatchID' or an XGID")
+    _check_in_play(board, state, variant_named(variant).checkers)
+    return board, state
+
+
+def _check_in_play(board: np.ndarray, state: MatchState | None, checkers: int) -> None:
+    """A game ends when a side bears off its last checker, so a position in play has checkers of both sides;
+    only a Match ID or XGID saying the game is over may show a side with none (FormatError otherwise)."""
+    if state is not None and state.game_state != 1:
+        return
+    for side, off in zip(("the player on roll", "the opponent"), checkers_off(board, checkers)):
+        if off >= checkers:
+            raise FormatError(f"{side} has no checkers left: the game is over, and there is nothing to play "
+                              "or analyse (a Match ID or XGID can say the game is over)")
 
 
 # ---------------------------------------------------------------------------------------

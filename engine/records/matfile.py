@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from gammon.engine.cube.met import check_match_length
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text
 from gammon.engine.records.matchlog import Action, GameLog, MatchFileError, MatchLog
@@ -138,6 +139,10 @@ def _read_header(reader: _Reader, log: MatchLog) -> tuple[int, dict[int, tuple[s
         if not match:
             raise reader.fail(f"expected the 'N point match' line, found {_shown(stripped)}", line)
         log.length = reader.number(match.group(1), "match length", line)
+        try:
+            check_match_length(log.length)
+        except GammonError as exc:
+            raise reader.fail(str(exc), line) from None
         # tag-shaped lines first, as the writer puts them back among the tags
         log.comment = "\n".join(sorted(comments, key=lambda text: not _TAG.match(text)))
         return index + 1, named

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gammon.engine.cube.met import check_match_length
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text
 from gammon.engine.records.matchlog import RESIGN_NAMES, Action, GameLog, MatchFileError, MatchLog
@@ -339,6 +340,7 @@ class _Root:
             raise GammonError(f"not a backgammon game: GM[{node.value('GM') or ''}] (backgammon is GM[6])")
         info = _match_info(node.props.get("MI", []))
         self.length = info.get("length", 0)
+        check_match_length(self.length)
         self.number = info.get("game", ordinal - 1) + 1
         self.score = (info.get("ws", 0), info.get("bs", 0))
         self.names = (node.value("PW") or "player 0", node.value("PB") or "player 1")

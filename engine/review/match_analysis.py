@@ -43,6 +43,7 @@ from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.search.analysis import cube_advice, rank_moves
 
 DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
+ALTERNATIVES = 5  # the plays a report shows beside the one played
 
 
 def grade(loss: float) -> str:
@@ -62,6 +63,7 @@ class Judged:
     cube_error: str = ""  # missed double, wrong double, wrong take, wrong pass
     luck: float | None = None  # moves: the roll's luck for the mover
     equity: dict = field(default_factory=dict)  # the figures behind the verdict
+    alternatives: list[tuple[str, float]] = field(default_factory=list)  # moves: the best few plays, equity
 
     @property
     def grade(self) -> str:
@@ -69,11 +71,13 @@ class Judged:
 
     def as_dict(self) -> dict:
         d = self.decision
-        return {"game": d.game, "line": d.line, "player": d.player, "kind": d.kind, "position": d.gnubgid,
+        return {"game": d.game, "move": d.row, "line": d.line, "player": d.player, "kind": d.kind,
+                "position": d.gnubgid,
                 "dice": list(d.dice) if d.dice else None, "action": self.played, "best": self.best,
                 "loss_mp": round(1000 * self.loss, 1), "counted": self.counted, "grade": self.grade,
                 "cube_error": self.cube_error, "luck_mp": None if self.luck is None else round(1000 * self.luck, 1),
-                "equity": self.equity}
+                "equity": self.equity,
+                "alternatives": [{"move": move, "equity": round(equity, 4)} for move, equity in self.alternatives]}
 
 
 @dataclass
@@ -139,9 +143,16 @@ def _judge_move(evaluator, d: Decision, plies: int, luck: float) -> Judged:
     ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
     played = next(m for m in ranked if np.array_equal(m.board, d.after))
     best = ranked[0]
-    return Judged(d, format_move(d.board, played.steps) or "(no move)", format_move(d.board, best.steps) or "(no move)",
-                  max(best.cubeful - played.cubeful, 0.0), len(ranked) > 1, luck=luck,
-                  equity={"played": round(played.cubeful, 4), "best": round(best.cubeful, 4)})
+    shown = ranked[:ALTERNATIVES]
+    shown += [] if any(m is played for m in shown) else [played]
+    return Judged(d, _notation(d, played), _notation(d, best), max(best.cubeful - played.cubeful, 0.0),
+                  len(ranked) > 1, luck=luck,
+                  equity={"played": round(played.cubeful, 4), "best": round(best.cubeful, 4)},
+                  alternatives=[(_notation(d, m), m.cubeful) for m in shown])
+
+
+def _notation(d: Decision, move) -> str:
+    return format_move(d.board, move.steps) or "(no move)"
 
 
 def _judge_cube(evaluator, d: Decision, plies: int) -> Judged | None:

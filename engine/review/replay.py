@@ -50,6 +50,7 @@ class Decision:
     took: bool = False
     state: MatchState | None = None  # the same moment as gnubg records it (for its GNUbgID)
     opening: bool = False  # the game's first move (its roll cannot be a double)
+    row: int = 0  # the move number as a player reads it: the numbered row of the game's .mat text
 
     @property
     def gnubgid(self) -> str:
@@ -69,6 +70,19 @@ class _Table:
         self.doubled = False  # the player on roll doubled this turn (the cube decision is made)
         self.beaverer: int | None = None  # just beavered: the doubler may answer (take or drop) or play on
         self.result: tuple[int, int] | None = None  # (winner, points) once the game is over
+        self.cells, self.opener = 0, None  # the .mat cells written so far (two to a row), who wrote the first
+
+    def row_of(self, action: Action) -> int:
+        """The numbered row of the game's .mat text that holds ``action`` (or, if it is written in none, the
+        next one), counting the cells as engine.records.matfile writes them: a roll, a double, a beaver, a
+        take or a drop, player 0's on the left; the take of a beaver is not written."""
+        if self.opener is None:
+            self.opener = action.player
+        row = (self.cells + self.opener) // 2 + 1  # player 1 opening leaves row 1's left cell empty
+        beaver_taken = action.kind == "take" and self.beaverer is not None and action.player != self.beaverer
+        if action.kind in ("move", "double", "beaver", "take", "drop") and not beaver_taken:
+            self.cells += 1
+        return row
 
     def fault(self, action: Action | None, reason: str) -> MatchFileError:
         line = action.line if action is not None and action.line else self.game.line
@@ -117,7 +131,10 @@ def replay(log: MatchLog) -> list[Decision]:
                 raise table.fault(action, f"{action.kind} after the game ended")
             if _rolled_then_resigned(action, following):
                 continue  # the roll was never played: no move to judge
-            decisions.extend(_act(table, action))
+            row = table.row_of(action)
+            for decision in _act(table, action):
+                decision.row = row
+                decisions.append(decision)
         if game.winner is None:
             if game is not log.games[-1]:
                 raise table.fault(None, "the game has no result, yet another game follows")
