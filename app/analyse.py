@@ -11,7 +11,7 @@ import sys
 
 from tqdm import tqdm
 
-from gammon.app.arguments import dice_for, draw, is_batch, need_position, parse_dice, position_in_variant
+from gammon.app.arguments import counted, dice_for, draw, is_batch, need_position, parse_dice, position_in_variant
 from gammon.app.batch import run_batch
 from gammon.app.rollouts import batch_rollout, refuse_batch_options
 from gammon.engine.cube.money import cube_efficiency, cubeful_equity
@@ -20,13 +20,13 @@ from gammon.engine.errors import GammonError
 from gammon.engine.play.rollout import cubeful_rollout, rollout
 from gammon.engine.records.formats import describe_state, position_id
 from gammon.engine.records.svg import write_board_svg
-from gammon.engine.review.advice import cube_result, hint_rows
+from gammon.engine.review.advice import cube_result, hint_rows, rollout_rows
 from gammon.engine.rules.board import BoardError
 from gammon.engine.rules.notation import legal_plays
 from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.rules.variants import Variant, variant_named
 from gammon.engine.search.analysis import position_probs
-from gammon.options import at_least, model_option, ply_option, variant_option, worker_options
+from gammon.options import at_least, model_option, ply_option, positive_float, variant_option, worker_options
 
 
 def cmd_show(args) -> int:
@@ -169,10 +169,18 @@ def _run_batch(args, answer) -> int:
 def cmd_hint(args) -> int:
     from gammon.models.players import load_analyst
 
+    given = [name for name, value, default in (("--games", args.games, 1296), ("--truncate", args.truncate, None),
+                                               ("--vr", args.vr, False), ("--seed", args.seed, 0),
+                                               ("--until", args.until, None)) if value != default]
+    if given and not args.rollout:
+        raise GammonError(f"{', '.join(given)}: rollout options; add --rollout, or drop them (a hint searches)")
     if is_batch(args):
         return _run_batch(args, batch_hint)
     board, state = position_in_variant(need_position(args), args.variant)
     net = load_analyst(args.model, variant=args.variant)
+    if args.rollout:
+        return hint_rollout(args, net, board, state)
+
     report = hint_report(net, args.position, board, state, dice_for(args.dice, state), args.ply, args.filters)
     if args.json:
         print(json.dumps(report))
@@ -183,10 +191,38 @@ def cmd_hint(args) -> int:
     print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful equity after the move (EMG in a match):")
     print(f"{'#':>3}  {'depth':<6} {'move':<26} {'equity':>7} {'(to best)':>9}")
     print(f"{'':>12}{'Win':>5}  {'W(g)':>5}  {'W(bg)':>5}  {'L(g)':>5}  {'L(bg)':>5}")
-    for i, row in enumerate(rows[: args.top], 1):
+    for i, row in enumerate(rows[: args.top or 10], 1):
         move = row["move"] or "(no move)"
         print(f"{i:>3}. {str(row['plies']) + '-ply':<6} {move:<26} {row['equity']:+7.3f} ({row['diff']:+.3f})")
         print(f"{'':>12}" + "  ".join(f"{p:.3f}" for p in row["probs"]))
+    return 0
+
+
+def hint_rollout(args, net, board, state) -> int:
+    """``hint --rollout``: the best plays by the search at --ply, rolled out with the same dice."""
+    if args.until:
+        raise GammonError("--until stops a rollout of one position (gammon rollout); the plays compared here "
+                          "play --games each, game for game")
+    dice, top = dice_for(args.dice, state), args.top or 4
+    with tqdm(total=args.games * top, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+        rows = rollout_rows(net, board, state, dice, args.ply, top, args.games, args.seed, args.truncate, args.vr,
+                            bar.update)
+    if args.json:
+        print(json.dumps({"position": args.position, "situation": describe_state(state), "dice": list(dice),
+                          "games": args.games, "seed": args.seed, "truncate": args.truncate,
+                          "variance_reduced": args.vr, "rollout": rows}))
+        return 0
+    print(draw(board, args.variant))
+    print(describe_state(state))
+    how = (f"truncated at {counted(args.truncate, 'turn')}" if args.truncate else "played to the end") + \
+        (", variance-reduced" if args.vr else "")
+    print(f"\n{dice[0]}-{dice[1]}: the best {len(rows)} plays at {args.ply}-ply rolled out, {args.games} games each "
+          f"({how}, seed {args.seed}); cubeless equity for the mover, and to the best game by game; 95% intervals:")
+    print(f"{'#':>3}  {'move':<26} {'equity':>7} {'± 95%':>7}   {'to best':>7} {'± 95%':>7}")
+    for i, row in enumerate(rows, 1):
+        half, diff_half = (row["ci95"][1] - row["ci95"][0]) / 2, (row["diff_ci95"][1] - row["diff_ci95"][0]) / 2
+        print(f"{i:>3}. {row['move'] or '(no move)':<26} {row['equity']:+7.3f} {half:>7.3f}   "
+              f"{row['diff']:+7.3f} {diff_half:>7.3f}")
     return 0
 
 
@@ -237,8 +273,14 @@ def device_rollout(net, board, args):
 def cmd_rollout(args) -> int:
     from gammon.models.players import load_analyst
 
-    if args.device and (args.cubeful or args.batch):
-        raise GammonError("--device rolls one position out cubeless; --cubeful and --batch run in numpy")
+    if args.device and (args.cubeful or args.batch or args.vr):
+        raise GammonError("--device rolls one position out cubeless, without --vr; --cubeful, --batch and --vr "
+                          "run in numpy")
+    if args.vr and args.cubeful:
+        raise GammonError("--vr reduces the variance of cubeless rollouts; drop --cubeful or --vr")
+    if args.until and (args.cubeful or args.device or args.batch):
+        raise GammonError("--until stops a cubeless rollout of one position in numpy; drop --cubeful, --device "
+                          "and --batch, or --until")
     if is_batch(args):
         return batch_rollout(args)
     refuse_batch_options(args)
@@ -252,7 +294,8 @@ def cmd_rollout(args) -> int:
             result = device_rollout(net, board, args)
             bar.update(result.games)
         else:
-            result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate, progress=bar.update)
+            result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate,
+                             progress=bar.update, reduce_variance=args.vr, until=args.until)
     if args.json:
         print(json.dumps({"position": args.position, **result.as_dict()}))
         return 0
@@ -265,11 +308,25 @@ def cmd_rollout(args) -> int:
         return 0
     print(PROB_HEADER)
     print(_prob_row("rollout", result.probs, result.equity))
-    kind = (f"truncated at {args.truncate} turns ({result.truncated} games scored by the net)" if args.truncate
-            else "played to the end")
+    kind = (f"truncated at {counted(args.truncate, 'turn')} ({result.truncated} games scored by the net)"
+            if args.truncate else "played to the end") + (", variance-reduced" if args.vr else "")
     print(f"\n{result.games} games, {kind}, seed {args.seed}: cubeless equity {result.equity:+.3f} "
           f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); {result.games_per_s:.0f} games/s")
     return 0
+
+
+def rollout_options(parser) -> None:
+    """How games are rolled out: ``gammon rollout`` and ``gammon hint --rollout``."""
+    parser.add_argument("--games", type=at_least(36, 36), default=1296, help="games (a multiple of 36; default 1296)")
+    parser.add_argument("--truncate", type=at_least(1), default=None, help="stop after N turns and score with the net")
+    parser.add_argument("--vr", action="store_true",
+                        help="variance reduction: take each roll's luck, judged by the net, out of every game "
+                             "(about 20 times the time a game, for an interval 5-7 times narrower)")
+    parser.add_argument("--seed", type=at_least(0), default=0,
+                        help="dice seed: the same seed, the same games (default 0)")
+    parser.add_argument("--until", type=positive_float, default=None, metavar="HALF_WIDTH",
+                        help="stop rule: end once the 95%% interval on the equity is +- HALF_WIDTH or narrower "
+                             "(looked at every 144 games), or at --games")
 
 
 def register(sub) -> None:
@@ -301,7 +358,11 @@ def register(sub) -> None:
         if name == "hint":
             command.add_argument("--dice", type=parse_dice,
                                  help="the roll, e.g. 31 (default: the dice in the Match ID/XGID)")
-            command.add_argument("--top", type=at_least(1), default=10, help="moves to show (default 10)")
+            command.add_argument("--top", type=at_least(1), default=None,
+                                 help="moves to show (default 10), or to roll out with --rollout (default 4)")
+            command.add_argument("--rollout", action="store_true",
+                                 help="roll out the best plays (cubeless) with the same dice and compare them")
+            rollout_options(command)
             command.add_argument("--filters", type=parse_filters, default=None, metavar="PLY:KEEP:MARGIN,...",
                                  help="move filters: after judging the candidates at PLY, up to KEEP within MARGIN "
                                       "go on deeper (default gnubg's: 0:8:0.16,2:2:0.04)")
@@ -312,13 +373,10 @@ def register(sub) -> None:
 
     roll = sub.add_parser("rollout", help="roll a position out (cubeless, or --cubeful), the net playing both sides")
     roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
-    roll.add_argument("--games", type=at_least(36, 36), default=1296, help="games (a multiple of 36; default 1296)")
-    roll.add_argument("--truncate", type=at_least(1), default=None, help="stop after N turns and score with the net")
+    rollout_options(roll)
     roll.add_argument("--cubeful", action="store_true", help="money rollout with the cube (the position's cube state)")
     roll.add_argument("--device", choices=("cpu", "cuda"), help="cubeless: play the games side by side in torch on "
                       "this device (default: numpy)")
-    roll.add_argument("--seed", type=at_least(0), default=0,
-                      help="dice seed: the same seed, the same games (default 0)")
     model_option(roll)
     variant_option(roll, "the variant of the position, whose rules the games follow")
     roll.add_argument("--json", action="store_true", help="print the result as one JSON object")

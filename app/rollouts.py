@@ -79,21 +79,23 @@ def _sha256(path) -> str:
     return digest.hexdigest()
 
 
-def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str, variant: str) -> dict:
+def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str, variant: str,
+                reduce_variance: bool = False) -> dict:
     """What decides every shard's numbers: a store made with other options cannot be resumed."""
     from gammon.models.players import shipped_model
 
     weights = shipped_model(variant) if model == "default" else Path(model)  # loaded already: it exists
     return {"input_sha256": _sha256(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
             "model": model, "model_sha256": _sha256(weights) if weights.is_file() else None,
-            "variant": variant}
+            "variant": variant, "reduce_variance": reduce_variance}
 
 
 # -- playing shards ------------------------------------------------------------------------
 
-def play_block(model: str, variant: str, truncate: int | None, shard: Shard) -> BlockStats:
+def play_block(model: str, variant: str, truncate: int | None, shard: Shard,
+               reduce_variance: bool = False) -> BlockStats:
     """The task every runner runs: one shard, played by ``model`` in ``variant``."""
-    return play_shard(shared_analyst(model, variant), shard, truncate)
+    return play_shard(shared_analyst(model, variant), shard, truncate, reduce_variance)
 
 
 # -- the batch -----------------------------------------------------------------------------
@@ -104,7 +106,7 @@ def store_path(out: Path) -> Path:
 
 
 def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model: str, runner: Runner,
-               block: int = BLOCK_GAMES, variant: str = "standard") -> int:
+               block: int = BLOCK_GAMES, variant: str = "standard", reduce_variance: bool = False) -> int:
     """Roll out every position of ``batch`` (positions of ``variant``) into ``out``, resuming from
     ``out.shards``; 1 when a line failed."""
     started = time.monotonic()
@@ -115,7 +117,8 @@ def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model
         entries = read_batch(source, variant)
     shared_analyst(model, variant)  # an unknown model or a net of another variant fails here, not in every worker
     shards = plan({e.line: e.board for e in entries if e.board is not None}, games, block, seed)
-    store = ShardStore(store_path(out), run_options(batch, games, truncate, seed, block, model, variant))
+    store = ShardStore(store_path(out), run_options(batch, games, truncate, seed, block, model, variant,
+                                                    reduce_variance))
     try:
         resumed = sum(shard.key in store.done for shard in shards)
         _play(shards, store, runner)
@@ -177,9 +180,10 @@ def batch_rollout(args) -> int:
     if args.cubeful:
         raise GammonError("--batch rolls out cubeless; --cubeful is for one position")
     check_distinct(args.batch, args.out)
-    runner = runner_for(args, partial(play_block, args.model, args.variant, args.truncate))
+    runner = runner_for(args, partial(play_block, args.model, args.variant, args.truncate,
+                                      reduce_variance=args.vr))
     return roll_batch(args.batch, args.out, games=args.games, truncate=args.truncate, seed=args.seed,
-                      model=args.model, runner=runner, variant=args.variant)
+                      model=args.model, runner=runner, variant=args.variant, reduce_variance=args.vr)
 
 
 def refuse_batch_options(args) -> None:

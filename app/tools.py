@@ -15,6 +15,7 @@ BENCHMARKS = {  # name (the module in benchmarks/) -> what it measures
     "thinking": "hint latency at 0-3 ply beside gnubg-nn's, and a command's wall time",
     "search": "n-ply search speed by batch size",
     "selfplay": "self-play games/s, beside GNU Backgammon's own loop",
+    "rollout_vr": "variance-reduced rollouts beside plain ones: how much narrower, at what cost, unbiased",
     "strength": "playing strength: money games between two players, duplicate dice",
     "accuracy": "move and cube error against GNU Backgammon 2-ply on the dev positions",
     "race_accuracy": "race move loss against GNU Backgammon 2-ply",

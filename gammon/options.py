@@ -33,6 +33,17 @@ def at_least(low: int, multiple: int = 1):
     return parse
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a number above 0, else one line saying so."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be above 0; got {text}")
+    return value
+
+
 def between(low: int, high: int):
     """An argparse type: an integer from ``low`` to ``high``, else one line saying so."""
 

@@ -351,3 +351,25 @@ def test_version_bench_alone_and_an_odd_number_of_matches(capsys):
     with pytest.raises(SystemExit):
         main(["match", "default", "heuristic", "--length", "1", "--matches", "1"])
     assert "argument --matches: must be at least 4 and a multiple of 2; got 1" in capsys.readouterr().err
+
+
+def test_hint_rolls_out_the_best_plays_and_compares_them(capsys):
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--ply", "0", "--rollout", "--top", "3", "--games", "36",
+                 "--truncate", "2", "--vr", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = report["rollout"]
+    assert len(rows) == 3 and report["variance_reduced"] and report["games"] == 36
+    assert [r["equity"] for r in rows] == sorted((r["equity"] for r in rows), reverse=True)
+    assert rows[0]["diff"] == 0.0 and all(r["ci95"][0] <= r["equity"] <= r["ci95"][1] for r in rows)
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--ply", "0", "--rollout", "--top", "2", "--games", "36",
+                 "--truncate", "1"]) == 0
+    assert "the best 2 plays at 0-ply rolled out, 36 games each (truncated at 1 turn" in capsys.readouterr().out
+
+
+def test_a_rollout_stops_by_its_rule_and_rollout_options_need_a_rollout(capsys):
+    assert main(["rollout", "4HPwATDgc/ABMA", "--games", "1296", "--truncate", "1", "--until", "0.5", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 144 and (result["ci95"][1] - result["ci95"][0]) / 2 <= 0.5  # the first look stops it
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--vr", "--games", "36"]) == 2
+    assert "--games, --vr: rollout options; add --rollout" in capsys.readouterr().err
+    assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--until", "0.1"]) == 2

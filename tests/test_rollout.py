@@ -10,6 +10,7 @@ from gammon.engine.rules.board import starting_board
 from gammon.engine.rules.dice import ORDERED_ROLLS
 from gammon.engine.rules.variants import VARIANTS
 from gammon.engine.search.bearoff import WithBearoff
+from gammon.engine.search.evaluator import afterstate_equity
 
 
 def test_a_certain_gammon_rolls_out_to_exactly_two_points():
@@ -102,3 +103,76 @@ def test_settled_games_stop_and_score_the_evaluators_answer():
     bearoff = np.zeros(26, dtype=np.int8)
     bearoff[1:4], bearoff[22:25] = 2, -2
     assert WithBearoff(PipEvaluator()).settled(np.stack([bearoff, starting_board()])).tolist() == [True, False]
+
+
+def _small_bearoff() -> np.ndarray:
+    """Two checkers a side, all home: the two-sided database's exact answer, at most 5 plays a roll (none
+    pruned by a screen)."""
+    board = np.zeros(26, dtype=np.int8)
+    board[[2, 5]] = 1
+    board[[20, 23]] = -1  # the opponent's 5- and 2-points
+    return board
+
+
+def test_variance_reduction_with_an_exact_evaluator_leaves_no_variance_and_the_exact_value():
+    """Each game's result less the luck of its rolls telescopes to the position's value when the evaluator is
+    exact (the bear-off databases): every game says it, with no noise."""
+    evaluator = WithBearoff(PipEvaluator())
+    exact = float(np.asarray(evaluator.probabilities(_small_bearoff()[None]))[0, 0]) * 2 - 1  # no gammons here
+    result = rollout(evaluator, _small_bearoff(), games=72, seed=5, reduce_variance=True)
+    assert result.equity == pytest.approx(exact, abs=1e-9) and result.std_error < 1e-9
+    plain = rollout(evaluator, _small_bearoff(), games=72, seed=5)
+    assert plain.std_error > 0.05
+
+
+class Skewed:
+    """The exact bear-off evaluator with every P(win) shrunk: the same choices (the order is kept), a wrong
+    judge of luck."""
+
+    name, screen = "skewed", None
+
+    def __init__(self):
+        self.exact = WithBearoff(PipEvaluator())
+        self.variant = self.exact.variant
+
+    def probabilities(self, boards):
+        probs = np.array(self.exact.probabilities(boards), dtype=np.float64)
+        probs[:, 0] = 0.2 + 0.6 * probs[:, 0]
+        return probs
+
+    def score_afterstates(self, boards):
+        return afterstate_equity(self, boards)
+
+
+def test_variance_reduction_keeps_the_mean_whatever_judges_the_luck():
+    exact = WithBearoff(PipEvaluator())
+    value = float(np.asarray(exact.probabilities(_small_bearoff()[None]))[0, 0]) * 2 - 1
+    result = rollout(Skewed(), _small_bearoff(), games=1296, seed=6, reduce_variance=True)
+    assert result.std_error > 1e-3  # the skewed judge leaves noise in
+    assert abs(result.equity - value) < 4 * result.std_error
+    plain = rollout(Skewed(), _small_bearoff(), games=1296, seed=6)
+    assert result.std_error < plain.std_error / 2
+
+
+def test_variance_reduced_rollouts_repeat_and_truncate():
+    a = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, reduce_variance=True)
+    b = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, reduce_variance=True)
+    assert a.equity == b.equity and a.truncated == 36 and a.ci95[0] < a.equity < a.ci95[1]
+
+
+def test_the_plays_of_a_roll_roll_out_to_their_exact_values_and_a_winning_play_to_its_result():
+    from gammon.engine.play.rollout import rollout_plays
+    from gammon.engine.rules.board import flip
+    from gammon.engine.rules.notation import legal_plays
+
+    evaluator = WithBearoff(PipEvaluator())
+    plays = legal_plays(_small_bearoff(), (2, 1))
+    afterstates = np.stack([p.board for p in plays])
+    exact = 1 - 2 * np.asarray(evaluator.probabilities(flip(afterstates)))[:, 0]  # the opponent rolls next
+    rolled = rollout_plays(evaluator, afterstates, np.zeros(len(plays), dtype=bool), games=72, seed=2,
+                           reduce_variance=True)
+    assert [r.equity for r in rolled] == pytest.approx(exact.tolist(), abs=1e-9)
+    assert max(r.diff for r in rolled) == 0.0 and all(r.diff_ci95[1] - r.diff_ci95[0] < 1e-9 for r in rolled)
+    (won,) = rollout_plays(evaluator, np.stack([p.board for p in legal_plays(_small_bearoff(), (6, 5))]),
+                           np.zeros(1, dtype=bool), games=36)
+    assert won.equity == 1.0 and won.ci95 == (1.0, 1.0)

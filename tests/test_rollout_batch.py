@@ -164,3 +164,20 @@ def test_training_positions_labelled_as_ray_tasks_get_the_labels_of_one_process(
     whole = label_positions(boards, 2, tmp_path / "here.npz", here, progress=False)
     on_ray = model_runner(partial(label_chunk, 1), None, DEFAULT_MODEL, ray="auto")
     assert np.allclose(label_positions(boards, 2, tmp_path / "ray.npz", on_ray, progress=False), whole, atol=1e-6)
+
+
+def test_variance_reduced_batches_give_the_same_numbers_in_a_pool_and_narrower_intervals(tmp_path, reference):
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(LINES) + "\n")
+    common = ["rollout", "--batch", str(source), "--games", str(GAMES), "--truncate", str(TRUNCATE),
+              "--seed", str(SEED), "--vr"]
+    assert main([*common, "--out", str(tmp_path / "one.jsonl")]) == 1  # the bad line fails, the rest are answered
+    assert main([*common, "--out", str(tmp_path / "pool.jsonl"), "--workers", "2"]) == 1
+    one = (tmp_path / "one.jsonl").read_bytes()
+    assert one == (tmp_path / "pool.jsonl").read_bytes()
+    reduced = [json.loads(line) for line in one.splitlines()]
+    plain = [json.loads(line) for line in reference.splitlines()]
+    for r, p in zip(reduced, plain):
+        assert ("error" in r) == ("error" in p)
+        if "error" not in r:
+            assert r["std_error"] < p["std_error"] / 2

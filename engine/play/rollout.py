@@ -5,9 +5,11 @@ progress, each move the evaluator's 0-ply choice among the plays its screen (a p
 engine/search/evaluator.py) ranks best, as gnubg's rollouts play, by the rules of the
 evaluator's ``variant`` (its moves, its scoring). Variance reduction: the first roll is
 stratified, game ``i`` starting with the ``i mod 36``-th of the 36 ordered rolls, so every
-first roll weighs exactly its 1/36 (use a multiple of 36 games).
+first roll weighs exactly its 1/36 (use a multiple of 36 games); with ``reduce_variance`` the
+luck of every roll is taken out of its game as well (:func:`_reduced_games`).
 Truncated rollouts stop after ``truncate`` turns and score each unfinished game with the
-evaluator. Same seed, same result.
+evaluator. Same seed, same result. :func:`rollout_plays` rolls out the candidate plays of one
+roll with the same dice, and gives each one's difference from the best with its own interval.
 
 :func:`rollout_positions` rolls out many positions at once, each for a few games (training
 labels): its games also stop where ``settled`` says the evaluator's answer is exact (a
@@ -27,11 +29,13 @@ from gammon.engine.errors import GammonError
 from gammon.engine.play.game import Rules, play, play_games
 from gammon.engine.play.players import EvaluatorPlayer
 from gammon.engine.play.stats import interval95, mean_and_error
-from gammon.engine.rules.dice import ORDERED_ROLLS
-from gammon.engine.rules.outcomes import cubeless_equity, outcome_probs, swap_sides
+from gammon.engine.rules.dice import ORDERED_ROLLS, ROLL_WEIGHTS, roll_index
+from gammon.engine.rules.outcomes import cubeless_equity, outcome_probs, result_points, swap_sides
+from gammon.engine.search.analysis import best_play_of_every_roll
 from gammon.engine.search.evaluator import ProbabilityEvaluator, evaluator_policy
 
 CHUNK = 36 * 16  # games per batched call
+STOP_CHECK = 36 * 4  # games between looks at a stop rule's interval (whole 36s: the first roll stays stratified)
 
 
 @dataclass(frozen=True)
@@ -61,11 +65,97 @@ def rollout(
     seed: int = 0,
     truncate: int | None = None,
     progress: Callable[[int], None] | None = None,
+    reduce_variance: bool = False,
+    until: float | None = None,
 ) -> RolloutResult:
-    """Roll ``board`` (player on roll) out ``games`` times; ``progress(n)`` is told of each n games done."""
+    """Roll ``board`` (player on roll) out ``games`` times; ``progress(n)`` is told of each n games done.
+
+    ``reduce_variance`` takes each roll's luck out of every game (:func:`_reduced_games`). With
+    ``until``, the stop rule: the rollout ends as soon as the 95% interval's half-width on the
+    equity is ``until`` or less, looked at every :data:`STOP_CHECK` games, or at ``games``."""
+    started = time.perf_counter()
+    probs, truncated = rollout_games(evaluator, board, games, seed, truncate, progress, reduce_variance, until)
+    mean, std_error = mean_and_error(cubeless_equity(probs))
+    return RolloutResult(len(probs), probs.mean(axis=0), mean, std_error, interval95(mean, std_error), truncated,
+                         time.perf_counter() - started)
+
+
+def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int, seed: int = 0,
+                  truncate: int | None = None, progress: Callable[[int], None] | None = None,
+                  reduce_variance: bool = False, until: float | None = None) -> tuple[np.ndarray, int]:
+    """``(probs, truncated)``: each game's result (games, 5) for the player on roll of ``board`` (luck taken
+    out with ``reduce_variance``), and how many games the truncation stopped.
+
+    Game ``i`` starts with the ``i mod 36``-th ordered roll; the rest of its dice follow from
+    ``seed`` and ``i`` alone in a variance-reduced rollout, the same whatever position is rolled out
+    (common random numbers: the plays of one roll compared with the same dice). With ``until``
+    the games stop once the 95% half-width on the equity is that or less (see :func:`rollout`)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
-    return _cubeless(evaluator, board, games, seed, truncate, progress)
+    per_game, truncated = [], 0
+    chunk = CHUNK if until is None else STOP_CHECK
+    for first in range(0, games, chunk):
+        if until is not None and first and _half_width(per_game) <= until:
+            break
+        n = min(chunk, games - first)
+        first_dice = ORDERED_ROLLS[(first + np.arange(n)) % 36]
+        if reduce_variance:
+            probs, cut = _reduced_games(evaluator, board, first_dice, np.random.default_rng([seed, first]), truncate)
+        else:
+            probs, cut = _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate)
+        per_game.append(probs)
+        truncated += cut
+        if progress:
+            progress(n)
+    return np.concatenate(per_game), truncated
+
+
+@dataclass(frozen=True)
+class PlayRollout:
+    """One candidate play rolled out, beside the best of them (cubeless equity for the player who moved)."""
+
+    equity: float
+    ci95: tuple[float, float]
+    diff: float  # equity less the best play's, taken game by game with the same dice
+    diff_ci95: tuple[float, float]
+    probs: np.ndarray  # (5,) for the player who moved
+
+    def as_dict(self) -> dict:
+        return {"equity": self.equity, "ci95": list(self.ci95), "diff": self.diff, "diff_ci95": list(self.diff_ci95),
+                "probs": self.probs.tolist()}
+
+
+def rollout_plays(evaluator: ProbabilityEvaluator, afterstates: np.ndarray, rolls_again: np.ndarray,
+                  games: int = 1296, seed: int = 0, truncate: int | None = None,
+                  progress: Callable[[int], None] | None = None, reduce_variance: bool = False) -> list[PlayRollout]:
+    """Roll out the position after each play of one roll (``afterstates`` seen by the player who moved, who
+    rolls again where ``rolls_again`` says so) with the same seed, and compare them.
+
+    Game ``i`` of every play starts with the same roll, and in a variance-reduced rollout
+    goes on with the same dice (:func:`rollout_games`), so the difference between two plays
+    is taken game by game, as pairs. A play that ends the game scores its result in every game."""
+    variant = evaluator.variant
+    per_play = []
+    for board, again in zip(np.asarray(afterstates), rolls_again):
+        won = int(result_points(board[None], variant.checkers, variant.backgammons)[0])
+        if won:
+            probs = np.repeat(outcome_probs(np.array([won])), games, axis=0)
+            if progress:
+                progress(games)
+        else:
+            start = board if again else variant.geometry.flip(board)
+            probs, _ = rollout_games(evaluator, start, games, seed, truncate, progress, reduce_variance)
+            probs = probs if again else swap_sides(probs)
+        per_play.append(probs)
+    equities = [cubeless_equity(probs) for probs in per_play]
+    best = equities[int(np.argmax([e.mean() for e in equities]))]
+    results = []
+    for probs, equity in zip(per_play, equities):
+        mean, error = mean_and_error(equity)
+        diff, diff_error = mean_and_error(equity - best)
+        results.append(PlayRollout(mean, interval95(mean, error), diff, interval95(diff, diff_error),
+                                   probs.mean(axis=0)))
+    return results
 
 
 @dataclass(frozen=True)
@@ -166,25 +256,67 @@ def _seen_by(probs: np.ndarray, swapped: np.ndarray) -> np.ndarray:
     return np.where(swapped[:, None], swap_sides(probs), probs)
 
 
-def _cubeless(evaluator, board, games, seed, truncate, progress) -> RolloutResult:
+def _half_width(per_game: list[np.ndarray]) -> float:
+    """The 95% interval's half-width on the mean equity of the games so far."""
+    low, high = interval95(*mean_and_error(cubeless_equity(np.concatenate(per_game))))
+    return (high - low) / 2
+
+
+def _played_games(evaluator, board, first_dice, seed, truncate) -> tuple[np.ndarray, int]:
+    """(n, 5) results of games from ``board`` played by the evaluator's 0-ply choices, seen by its player on
+    roll (games the truncation stopped scored by the evaluator), and how many were stopped."""
     policy = evaluator_policy(evaluator, screened=True)
-    started = time.perf_counter()
-    per_game, truncated = [], 0
-    for first in range(0, games, CHUNK):
-        n = min(CHUNK, games - first)
-        dice = ORDERED_ROLLS[(first + np.arange(n)) % 36]
-        result = play_games((policy, policy), n, seed=seed * 1_000_003 + first, variant=evaluator.variant.name,
-                            start=board, first_dice=dice, stop_after=truncate)
-        probs = outcome_probs(result.points)
-        going = result.points == 0
-        if going.any():
-            estimate = np.asarray(evaluator.probabilities(result.boards[going]), dtype=np.float64)
-            probs[going] = _seen_by(estimate, result.on_roll[going] == 1)
-            truncated += int(going.sum())
-        per_game.append(probs)
-        if progress:
-            progress(n)
-    probs = np.concatenate(per_game)
-    mean, std_error = mean_and_error(cubeless_equity(probs))
-    return RolloutResult(games, probs.mean(axis=0), mean, std_error, interval95(mean, std_error), truncated,
-                         time.perf_counter() - started)
+    result = play_games((policy, policy), len(first_dice), seed=seed, variant=evaluator.variant.name, start=board,
+                        first_dice=first_dice, stop_after=truncate)
+    probs = outcome_probs(result.points)
+    going = result.points == 0
+    if going.any():
+        estimate = np.asarray(evaluator.probabilities(result.boards[going]), dtype=np.float64)
+        probs[going] = _seen_by(estimate, result.on_roll[going] == 1)
+    return probs, int(going.sum())
+
+
+MAX_TURNS = 10_000  # a game this long is stuck (no variant's game runs past a few hundred turns)
+
+
+def _reduced_games(evaluator, board, first_dice, rng, truncate) -> tuple[np.ndarray, int]:
+    """(n, 5) results of games from ``board``, seen by its player on roll, each with the luck of its rolls taken
+    out as gnubg's variance reduction does; and how many games the truncation stopped.
+
+    Before each roll the evaluator finds the best 0-ply play of all 21 rolls (the play the
+    rollout makes, among the plays its screen ranks best); the luck of the roll that came is
+    its best play's probabilities less their average over the 21 rolls by their chances.
+    Whatever the evaluator, that luck averages zero over the dice, so the game's result less
+    the luck of all its rolls (each turned to the rolled-out player's side) has the same
+    expectation as the plain result, with less noise the better the evaluator judges; with
+    an exact one (a bear-off the databases hold) none is left.
+    """
+    variant = evaluator.variant
+    n = len(first_dice)
+    result = np.zeros((n, 5))
+    current = np.repeat(np.asarray(board)[None], n, axis=0)
+    live = np.arange(n)
+    swapped = np.zeros(n, dtype=bool)  # the side on roll is the rolled-out board's opponent
+    dice = first_dice
+    for _ in range(truncate or MAX_TURNS):
+        after, best, probs = best_play_of_every_roll(evaluator, current)
+        rolled = roll_index(dice)
+        chosen = best[np.arange(len(live)), rolled]
+        # the roll's luck: what its best play is worth less the average over the rolls, for the rolled-out side
+        average = np.einsum("nrk,r->nk", probs, ROLL_WEIGHTS)
+        lucky = probs[np.arange(len(live)), rolled]
+        result[live] -= _seen_by(lucky, swapped[live]) - _seen_by(average, swapped[live])
+        boards, again = after.boards[chosen], after.extra_roll[chosen]
+        won = result_points(boards, variant.checkers, variant.backgammons)
+        over = won != 0
+        result[live[over]] += _seen_by(outcome_probs(won[over]), swapped[live[over]])
+        keep = ~over
+        live, boards, again = live[keep], boards[keep], again[keep]
+        current = np.where(again[:, None], boards, variant.geometry.flip(boards))
+        swapped[live] ^= ~again
+        if not len(live):
+            return result, 0
+        dice = rng.integers(1, 7, size=(n, 2))[live]  # drawn for every game: game i's dice never depend on others
+    estimate = np.asarray(evaluator.probabilities(current), dtype=np.float64)
+    result[live] += _seen_by(estimate, swapped[live])
+    return result, len(live)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from gammon.engine.cube.state import Cube
+from gammon.engine.play.rollout import rollout_plays
 from gammon.engine.records.formats import position_id
 from gammon.engine.rules.notation import format_move
 from gammon.engine.rules.outcomes import cubeless_equity
@@ -46,3 +47,16 @@ def cube_result(net, board, state, plies: int) -> dict:
                 "action": "no_double", "response": None, "verdict": f"No double: {reason}", "take_point": None,
                 "reason": reason}
     return {**common, **advice.decision.__dict__, **({"reason": reason} if reason else {})}
+
+
+def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed: int = 0,
+                 truncate: int | None = None, reduce_variance: bool = False, progress=None) -> list[dict]:
+    """The ``top`` plays of ``dice`` by the search at ``plies``, rolled out with the same dice (cubeless;
+    engine.play.rollout.rollout_plays), best first by the rollout."""
+    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state))[:top]
+    wild = bool(net.variant.is_wild(np.asarray(dice)))
+    rolled = rollout_plays(net, np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves]),
+                           games, seed, truncate, progress, reduce_variance)
+    rows = [{"move": format_move(board, m.steps, wild), "plies": m.plies, "searched": m.cubeful, **r.as_dict()}
+            for m, r in zip(moves, rolled)]
+    return sorted(rows, key=lambda row: -row["equity"])

@@ -14,6 +14,17 @@ import numpy as np
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
 ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 
+# _ROLL_INDEX[a - 1, b - 1]: where the roll a-b, in either order, stands in ROLLS.
+_ROLL_INDEX = np.zeros((6, 6), dtype=np.int64)
+_ROLL_INDEX[ROLLS[:, 0] - 1, ROLLS[:, 1] - 1] = _ROLL_INDEX[ROLLS[:, 1] - 1, ROLLS[:, 0] - 1] = np.arange(len(ROLLS))
+
+
+def roll_index(dice) -> np.ndarray:
+    """(N,) the index in ROLLS of each roll of ``dice`` (N, 2), its dice in either order."""
+    dice = np.asarray(dice)
+    return _ROLL_INDEX[dice[:, 0] - 1, dice[:, 1] - 1]
+
+
 # The 36 ordered rolls (die 0, die 1), each weighing 1/36: stratified first rolls of rollouts.
 ORDERED_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
 
