@@ -17,7 +17,7 @@ from gammon.app.rollouts import batch_rollout, refuse_batch_options
 from gammon.engine.cube.money import cube_efficiency, cubeful_equity
 from gammon.engine.cube.state import Cube
 from gammon.engine.errors import GammonError
-from gammon.engine.play.rollout import cubeful_rollout, rollout
+from gammon.engine.play.rollout import cube_rollout, cubeful_rollout, rollout
 from gammon.engine.records.formats import describe_state, position_id
 from gammon.engine.records.svg import write_board_svg
 from gammon.engine.review.advice import cube_result, hint_rows, rollout_rows
@@ -169,11 +169,9 @@ def _run_batch(args, answer) -> int:
 def cmd_hint(args) -> int:
     from gammon.models.players import load_analyst
 
-    given = [name for name, value, default in (("--games", args.games, 1296), ("--truncate", args.truncate, None),
-                                               ("--vr", args.vr, False), ("--seed", args.seed, 0),
-                                               ("--until", args.until, None)) if value != default]
-    if given and not args.rollout:
-        raise GammonError(f"{', '.join(given)}: rollout options; add --rollout, or drop them (a hint searches)")
+    if rollout_options_given(args) and not args.rollout:
+        raise GammonError(f"{', '.join(rollout_options_given(args))}: rollout options; add --rollout, "
+                          "or drop them (a hint searches)")
     if is_batch(args):
         return _run_batch(args, batch_hint)
     board, state = position_in_variant(need_position(args), args.variant)
@@ -226,12 +224,23 @@ def hint_rollout(args, net, board, state) -> int:
     return 0
 
 
+def rollout_options_given(args) -> list[str]:
+    """The rollout options set away from their defaults (see rollout_options)."""
+    return [name for name, value, default in (("--games", args.games, 1296), ("--truncate", args.truncate, None),
+                                              ("--vr", args.vr, False), ("--seed", args.seed, 0),
+                                              ("--until", args.until, None)) if value != default]
+
+
 def cmd_cube(args) -> int:
     from gammon.models.players import load_analyst
 
+    if rollout_options_given(args) and not args.rollout:
+        raise GammonError(f"{', '.join(rollout_options_given(args))}: rollout options; add --rollout, or drop them")
     if is_batch(args):
         return _run_batch(args, batch_cube)
     board, state = position_in_variant(need_position(args), args.variant)
+    if args.rollout:
+        return cube_rollout_report(args, load_analyst(args.model, variant=args.variant), board, state)
     result = cube_report(load_analyst(args.model, variant=args.variant), args.position, board, state, args.ply)
     if args.json:
         print(json.dumps(result))
@@ -254,6 +263,35 @@ def cmd_cube(args) -> int:
         print(f"X has doubled to {2 * state.cube}; O's proper answer: {result['response']}")
     if "reason" in result:
         print(f"({result['reason']})")
+    return 0
+
+
+def cube_rollout_report(args, net, board, state) -> int:
+    """``cube --rollout``: no double and double/take rolled out with the same dice (money)."""
+    cube = Cube.from_state(state)
+    refused = [name for name, given in (("--vr", args.vr), ("--truncate", args.truncate), ("--until", args.until))
+               if given]
+    if refused or not cube.money:
+        raise GammonError(f"cube --rollout plays money games to the end, cubeful, without {', '.join(refused)}"
+                          if refused else "cube --rollout plays money games; a match score is not rolled out yet")
+    with tqdm(total=2 * args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+        result = cube_rollout(net, board, cube, args.games, args.seed, bar.update)
+    if args.json:
+        print(json.dumps({"position": args.position, "situation": describe_state(state), "seed": args.seed,
+                          **result.as_dict()}))
+        return 0
+    print(draw(board, args.variant))
+    print(describe_state(state))
+    print(f"\nNo double and double/take rolled out, {args.games} cubeful money games each with the same dice "
+          f"(seed {args.seed}); equity per unit of the cube, 95% intervals:")
+    for name, equity, (low, high) in (("No double", result.no_double, result.no_double_ci95),
+                                      ("Double, take", result.double_take, result.double_take_ci95)):
+        print(f"  {name:<14} {equity:+.3f}  ({low:+.3f} .. {high:+.3f})")
+    print(f"  {'Double, pass':<14} +1.000")
+    low, high = result.take_less_no_double_ci95
+    print(f"Double/take less no double, game by game: {result.double_take - result.no_double:+.3f} "
+          f"({low:+.3f} .. {high:+.3f})")
+    print(f"Proper cube action: {result.verdict}")
     return 0
 
 
@@ -362,6 +400,10 @@ def register(sub) -> None:
                                  help="moves to show (default 10), or to roll out with --rollout (default 4)")
             command.add_argument("--rollout", action="store_true",
                                  help="roll out the best plays (cubeless) with the same dice and compare them")
+            rollout_options(command)
+        if name == "cube":
+            command.add_argument("--rollout", action="store_true",
+                                 help="roll out no double and double/take (money, cubeful) with the same dice")
             rollout_options(command)
             command.add_argument("--filters", type=parse_filters, default=None, metavar="PLY:KEEP:MARGIN,...",
                                  help="move filters: after judging the candidates at PLY, up to KEEP within MARGIN "

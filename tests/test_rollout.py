@@ -176,3 +176,17 @@ def test_the_plays_of_a_roll_roll_out_to_their_exact_values_and_a_winning_play_t
     (won,) = rollout_plays(evaluator, np.stack([p.board for p in legal_plays(_small_bearoff(), (6, 5))]),
                            np.zeros(1, dtype=bool), games=36)
     assert won.equity == 1.0 and won.ci95 == (1.0, 1.0)
+
+
+def test_a_cube_rollout_of_a_sure_gammon_is_too_good_to_double():
+    from gammon.engine.cube.state import Cube
+    from gammon.engine.play.rollout import cube_rollout
+
+    board = np.zeros(26, dtype=np.int8)
+    board[1] = 1  # any roll bears our last checker off; the opponent has borne off none
+    board[19:25] = [-3, -3, -3, -2, -2, -2]
+    result = cube_rollout(PipEvaluator(), board, Cube(), games=36, seed=1)
+    assert (result.no_double, result.double_take, result.double_pass) == (2.0, 4.0, 1.0)
+    assert result.verdict == "Too good to double, pass" and result.take_less_no_double_ci95 == (2.0, 2.0)
+    with pytest.raises(ValueError, match="no cube action"):
+        cube_rollout(PipEvaluator(), board, Cube(2, "opponent"), games=36)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gammon.engine.cube.state import Cube
+from gammon.engine.cube.state import Cube, verdict
 from gammon.engine.errors import GammonError
 from gammon.engine.play.game import Rules, play, play_games
 from gammon.engine.play.players import EvaluatorPlayer
@@ -184,26 +184,71 @@ def cubeful_rollout(
 ) -> CubefulRolloutResult:
     """Money rollout with the cube: both sides double, take and pass by Janowski's model at 0-ply.
 
-    ``cube`` is the money cube as the player on roll sees it. Games are played to the end;
-    the first roll is stratified as in :func:`rollout`.
+    ``cube`` is the money cube as the player on roll sees it (with its Jacoby and beaver rules).
+    Games are played to the end; the first roll is stratified as in :func:`rollout`.
     """
+    started = time.perf_counter()
+    points, doubles, passes = _cubeful_games(evaluator, board, cube, games, seed, progress)
+    mean, std_error = mean_and_error(points / cube.value)
+    return CubefulRolloutResult(games, mean, std_error, interval95(mean, std_error), doubles, passes,
+                                time.perf_counter() - started)
+
+
+def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress) -> tuple[np.ndarray, int, int]:
+    """``(points, doubles, passes)``: each money game's points for the player on roll of ``board``, who holds
+    ``cube`` as he sees it; both sides play and double by the evaluator (:func:`cubeful_rollout`).
+
+    The game loop draws the same dice for a slot whatever its game does, so game ``i`` has the
+    same dice from the same seed whatever the cube: two cube actions are compared game by game."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
+    if not cube.money:
+        raise GammonError("cubeful rollouts play money games; a match score is not rolled out yet")
     player = EvaluatorPlayer(evaluator)
-    rules = Rules(variant=evaluator.variant.name)
-    started = time.perf_counter()
+    rules = Rules(variant=evaluator.variant.name, jacoby=cube.jacoby, beavers=cube.beavers)
     points, doubles, passes = [], 0, 0
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
         result = play((player, player), n, seed=seed * 1_000_003 + first, rules=rules, start=board,
                       start_cube=cube, first_dice=ORDERED_ROLLS[(first + np.arange(n)) % 36])
-        points.append(result.points / cube.value)
+        points.append(np.asarray(result.points, dtype=np.float64))
         doubles, passes = doubles + result.cube_turns, passes + result.passes
         if progress:
             progress(n)
-    mean, std_error = mean_and_error(np.concatenate(points))
-    return CubefulRolloutResult(games, mean, std_error, interval95(mean, std_error), doubles, passes,
-                                time.perf_counter() - started)
+    return np.concatenate(points), doubles, passes
+
+
+@dataclass(frozen=True)
+class CubeRollout:
+    """The three cube actions of a money position rolled out with the same dice, per unit of the cube."""
+
+    games: int
+    no_double: float
+    no_double_ci95: tuple[float, float]
+    double_take: float
+    double_take_ci95: tuple[float, float]
+    take_less_no_double_ci95: tuple[float, float]  # double/take less no double, game by game
+    action: str
+    response: str
+    verdict: str
+    double_pass: float = 1.0
+
+    def as_dict(self) -> dict:
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in self.__dict__.items()}
+
+
+def cube_rollout(evaluator: ProbabilityEvaluator, board: np.ndarray, cube: Cube, games: int = 1296, seed: int = 0,
+                 progress: Callable[[int], None] | None = None) -> CubeRollout:
+    """No double and double/take rolled out for the player on roll (money, ``cube`` as he sees it, his to
+    turn), the same dice in both; double/pass is 1. The verdict in gnubg's words (engine.cube.state.verdict)."""
+    if cube.owner == "opponent":
+        raise GammonError("the opponent owns the cube: the player on roll has no cube action to roll out")
+    no_double = _cubeful_games(evaluator, board, cube, games, seed, progress)[0] / cube.value
+    double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress)[0] / cube.value
+    (nd, nd_error), (dt, dt_error) = mean_and_error(no_double), mean_and_error(double_take)
+    action, response, words = verdict(nd, dt, 1.0, cube)
+    return CubeRollout(games, nd, interval95(nd, nd_error), dt, interval95(dt, dt_error),
+                       interval95(*mean_and_error(double_take - no_double)), action, response, words)
 
 
 SETTLE_TURNS = 2  # turns played between looks for settled positions
