@@ -401,13 +401,13 @@ def register(sub) -> None:
             command.add_argument("--rollout", action="store_true",
                                  help="roll out the best plays (cubeless) with the same dice and compare them")
             rollout_options(command)
+            command.add_argument("--filters", type=parse_filters, default=None, metavar="PLY:KEEP:MARGIN,...",
+                                 help="move filters: after judging the candidates at PLY, up to KEEP within MARGIN "
+                                      "go on deeper (default gnubg's: 0:8:0.16,2:2:0.04)")
         if name == "cube":
             command.add_argument("--rollout", action="store_true",
                                  help="roll out no double and double/take (money, cubeful) with the same dice")
             rollout_options(command)
-            command.add_argument("--filters", type=parse_filters, default=None, metavar="PLY:KEEP:MARGIN,...",
-                                 help="move filters: after judging the candidates at PLY, up to KEEP within MARGIN "
-                                      "go on deeper (default gnubg's: 0:8:0.16,2:2:0.04)")
         if name in ("hint", "cube"):
             command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")
             command.add_argument("--out", help="where --batch writes its JSON Lines results")
