@@ -38,12 +38,10 @@ from gammon.engine.errors import GammonError
 from gammon.engine.rules.board import (
     BOARD_SIZE,
     MAX_CHECKERS,
-    back_checkers,
     flip,
-    is_race,
     mover_counts,
     opponent_counts,
-    pip_counts,
+    race_of_back_checkers,
 )
 from gammon.engine.rules.variants import MOVER_UNENTERED
 from gammon.models.features import contact_features, race_features
@@ -63,15 +61,19 @@ def _point_units(counts: np.ndarray) -> np.ndarray:
 
 def tesauro198(boards: np.ndarray) -> np.ndarray:
     b = np.asarray(boards)
-    mine, theirs = mover_counts(b), opponent_counts(b)  # (N, 25): points 1..24 in own numbering, bar
+    return _tesauro_units(mover_counts(b), opponent_counts(b))
+
+
+def _tesauro_units(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """tesauro198 of each side's (N, 25) counts: points 1..24 in its own numbering, then the bar."""
     off = MAX_CHECKERS - np.stack([mine.sum(1), theirs.sum(1)], axis=1)
     rest = np.concatenate(
         [
             mine[:, 24:25] / 2.0,
             theirs[:, 24:25] / 2.0,
             off / 15.0,
-            np.ones((len(b), 1)),
-            np.zeros((len(b), 1)),
+            np.ones((len(mine), 1)),
+            np.zeros((len(mine), 1)),
         ],
         axis=1,
     ).astype(np.float32)
@@ -89,11 +91,13 @@ def tesauro198_enter(boards: np.ndarray) -> np.ndarray:
     return np.concatenate([units, to_enter / 15, to_enter > 0], axis=1, dtype=np.float32)
 
 
-def _race_units(boards: np.ndarray) -> np.ndarray:
-    b = np.asarray(boards)
-    pips = pip_counts(b).astype(np.float32)
-    my_back, their_back = back_checkers(b).T
-    contact = ~is_race(b)
+def _race_units(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """Pips, their difference, contact and the back checkers, from each side's (N, 25) counts (the board's
+    own functions, pip_counts, back_checkers and is_race, on counts already taken: the encoding is hot)."""
+    spots = np.arange(1, 26)
+    pips = np.stack([mine @ spots, theirs @ spots], axis=1).astype(np.float32)
+    my_back, their_back = (np.max(np.where(counts > 0, spots, 0), axis=1) for counts in (mine, theirs))
+    contact = ~race_of_back_checkers(np.stack([my_back, their_back], axis=1))
     return np.stack(
         [pips[:, 0] / 100, pips[:, 1] / 100, (pips[:, 1] - pips[:, 0]) / 20, contact, my_back / 24, their_back / 24],
         axis=1,
@@ -101,7 +105,9 @@ def _race_units(boards: np.ndarray) -> np.ndarray:
 
 
 def tesauro198_race(boards: np.ndarray) -> np.ndarray:
-    return np.concatenate([tesauro198(boards), _race_units(boards)], axis=1)
+    b = np.asarray(boards)
+    mine, theirs = mover_counts(b), opponent_counts(b)
+    return np.concatenate([_tesauro_units(mine, theirs), _race_units(mine, theirs)], axis=1)
 
 
 def _both_sides(features, boards: np.ndarray) -> np.ndarray:

@@ -126,7 +126,11 @@ def is_race(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     remaining paths are then disjoint; a checker further back still shares part of its path
     with the other side.
     """
-    back = back_checkers(boards, geometry)
+    return race_of_back_checkers(back_checkers(boards, geometry), geometry)
+
+
+def race_of_back_checkers(back: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
+    """:func:`is_race` from each side's rearmost point (:func:`back_checkers`, (..., 2))."""
     if geometry is MIRRORED:
         return back.sum(axis=-1) <= 25
     return (back <= 12).all(axis=-1)
