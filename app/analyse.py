@@ -20,7 +20,7 @@ from gammon.engine.errors import GammonError
 from gammon.engine.play.rollout import cube_rollout, cubeful_rollout, rollout
 from gammon.engine.records.formats import describe_state, position_id
 from gammon.engine.records.svg import write_board_svg
-from gammon.engine.review.advice import cube_result, hint_rows, rollout_rows
+from gammon.engine.review.advice import LEVELS, cube_result, hint_rows, rollout_rows
 from gammon.engine.rules.board import BoardError
 from gammon.engine.rules.notation import legal_plays
 from gammon.engine.rules.outcomes import cubeless_equity
@@ -169,14 +169,14 @@ def _run_batch(args, answer) -> int:
 def cmd_hint(args) -> int:
     from gammon.models.players import load_analyst
 
-    if rollout_options_given(args) and not args.rollout:
+    if rollout_options_given(args) and not (args.rollout or args.level):
         raise GammonError(f"{', '.join(rollout_options_given(args))}: rollout options; add --rollout, "
                           "or drop them (a hint searches)")
     if is_batch(args):
         return _run_batch(args, batch_hint)
     board, state = position_in_variant(need_position(args), args.variant)
     net = load_analyst(args.model, variant=args.variant)
-    if args.rollout:
+    if args.rollout or args.level:
         return hint_rollout(args, net, board, state)
 
     report = hint_report(net, args.position, board, state, dice_for(args.dice, state), args.ply, args.filters)
@@ -197,10 +197,17 @@ def cmd_hint(args) -> int:
 
 
 def hint_rollout(args, net, board, state) -> int:
-    """``hint --rollout``: the best plays by the search at --ply, rolled out with the same dice."""
+    """``hint --rollout`` or ``--level``: the best plays by the search at --ply, rolled out with the same dice."""
     if args.until:
         raise GammonError("--until stops a rollout of one position (gammon rollout); the plays compared here "
                           "play --games each, game for game")
+    if args.level:
+        given = rollout_options_given(args) + (["--top"] if args.top else []) + (["--rollout"] if args.rollout else [])
+        if given:
+            raise GammonError(f"--level {args.level} sets the plays, games and truncation of the rollout; "
+                              f"drop {', '.join(given)}")
+        level = LEVELS[args.level]
+        args.top, args.games, args.truncate, args.vr = level.candidates, level.games, level.truncate, True
     dice, top = dice_for(args.dice, state), args.top or 4
     with tqdm(total=args.games * top, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         rows = rollout_rows(net, board, state, dice, args.ply, top, args.games, args.seed, args.truncate, args.vr,
@@ -400,6 +407,10 @@ def register(sub) -> None:
                                  help="moves to show (default 10), or to roll out with --rollout (default 4)")
             command.add_argument("--rollout", action="store_true",
                                  help="roll out the best plays (cubeless) with the same dice and compare them")
+            command.add_argument("--level", choices=tuple(LEVELS),
+                                 help="a named rollout level (variance-reduced, truncated): "
+                                      + "; ".join(f"{n}: the best {v.candidates} plays, {v.games} games, "
+                                                  f"{v.truncate} turns" for n, v in LEVELS.items()))
             rollout_options(command)
             command.add_argument("--filters", type=parse_filters, default=None, metavar="PLY:KEEP:MARGIN,...",
                                  help="move filters: after judging the candidates at PLY, up to KEEP within MARGIN "

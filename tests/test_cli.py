@@ -384,3 +384,15 @@ def test_cube_rolls_out_its_actions_for_money_and_refuses_a_match(capsys):
     assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10", "--rollout", "--games", "36"]) == 2
     assert "a match score is not rolled out yet" in capsys.readouterr().err
     assert main(["cube", "4HPwATDgc/ABMA", "--rollout", "--vr"]) == 2
+
+
+def test_a_named_level_rolls_out_its_plays_and_takes_no_rollout_options(capsys):
+    from gammon.engine.review.advice import LEVELS
+
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--ply", "0", "--level", "R1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    r1 = LEVELS["R1"]
+    assert len(report["rollout"]) == r1.candidates and report["games"] == r1.games
+    assert report["truncate"] == r1.truncate and report["variance_reduced"]
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--level", "R1", "--games", "36"]) == 2
+    assert "--level R1 sets the plays, games and truncation of the rollout; drop --games" in capsys.readouterr().err

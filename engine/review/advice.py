@@ -4,6 +4,8 @@ JSON-ready dicts out. The command line prints them, batch files store them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from gammon.engine.cube.state import Cube
@@ -60,3 +62,18 @@ def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed
     rows = [{"move": format_move(board, m.steps, wild), "plies": m.plies, "searched": m.cubeful, **r.as_dict()}
             for m, r in zip(moves, rolled)]
     return sorted(rows, key=lambda row: -row["equity"])
+
+
+@dataclass(frozen=True)
+class Level:
+    """A named analysis level, as eXtreme Gammon's Roller levels: the best few plays of a search, rolled out
+    with variance reduction and truncation (:func:`rollout_rows`)."""
+
+    name: str
+    candidates: int
+    games: int
+    truncate: int | None
+
+
+# Each level rolls out more plays, more games, deeper (their time a decision: benchmarks/RESULTS.md, "Rollouts").
+LEVELS = {level.name: level for level in (Level("R1", 3, 108, 5), Level("R2", 4, 324, 8), Level("R3", 5, 1296, 12))}
