@@ -84,13 +84,14 @@ class EvaluatorPlayer(Player):
 
     doubling = True  # asked before every roll with access, also when it never doubles: it answers doubles
 
-    def __init__(self, evaluator, cube_plies: int = 0, move_plies: int = 0):
+    def __init__(self, evaluator, cube_plies: int = 0, move_plies: int = 0, screened: bool = False):
         self.evaluator = evaluator
         self.name = getattr(evaluator, "name", "player")
         self.has_probabilities = hasattr(evaluator, "probabilities")
         if move_plies and not self.has_probabilities:
             raise GammonError(f"{self.name} cannot search ahead: it has no probability estimates")
-        self.policy = ply_policy(evaluator, move_plies) if move_plies else evaluator_policy(evaluator)
+        # ``screened``: 0-ply moves among the plays the evaluator's screen ranks best, as rollouts play
+        self.policy = ply_policy(evaluator, move_plies) if move_plies else evaluator_policy(evaluator, screened)
         self.wild_filter = getattr(self.policy, "wild_filter", None)
         self.cube_plies = cube_plies
 

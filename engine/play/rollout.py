@@ -204,7 +204,7 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     if not cube.money:
         raise GammonError("cubeful rollouts play money games; a match score is not rolled out yet")
-    player = EvaluatorPlayer(evaluator)
+    player = EvaluatorPlayer(evaluator, screened=True)
     rules = Rules(variant=evaluator.variant.name, jacoby=cube.jacoby, beavers=cube.beavers)
     points, doubles, passes = [], 0, 0
     for first in range(0, games, CHUNK):
