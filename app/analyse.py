@@ -11,7 +11,17 @@ import sys
 
 from tqdm import tqdm
 
-from gammon.app.arguments import counted, dice_for, draw, is_batch, need_position, parse_dice, position_in_variant
+from gammon.app.arguments import (
+    counted,
+    dice_for,
+    draw,
+    is_batch,
+    need_position,
+    parse_dice,
+    position_in_variant,
+    rules_options,
+    with_rules,
+)
 from gammon.app.batch import run_batch
 from gammon.app.rollouts import batch_rollout, refuse_batch_options
 from gammon.engine.cube.money import cube_efficiency, cubeful_equity
@@ -113,7 +123,7 @@ def cmd_moves(args) -> int:
 PROB_HEADER = "         Win     W(g)    W(bg)   L(g)    L(bg)   Equity"
 
 
-def _prob_row(label: str, probs, equity: float) -> str:
+def prob_row(label: str, probs, equity: float) -> str:
     return f"{label:<8}" + " ".join(f"{p:7.3f}" for p in probs) + f"  {equity:+7.3f}"
 
 
@@ -121,6 +131,7 @@ def cmd_eval(args) -> int:
     from gammon.models.players import load_analyst
 
     board, state = position_in_variant(args.position, args.variant)
+    state = with_rules(state, args.jacoby, args.beavers)
     report = eval_report(load_analyst(args.model, variant=args.variant), args.position, board, state, args.ply)
     if args.json:
         print(json.dumps(report))
@@ -129,7 +140,7 @@ def cmd_eval(args) -> int:
     print(describe_state(state))
     print(PROB_HEADER + "   Cubeful")
     for row in report["evaluations"]:
-        print(_prob_row(f"{row['plies']}-ply", row["probs"], row["equity"]) + f"  {row['cubeful']:+7.3f}")
+        print(prob_row(f"{row['plies']}-ply", row["probs"], row["equity"]) + f"  {row['cubeful']:+7.3f}")
     return 0
 
 
@@ -162,8 +173,11 @@ def batch_cube(net, plies: int):
 def _run_batch(args, answer) -> int:
     from gammon.models.players import load_analyst
 
-    return run_batch(args.command, args.batch, args.out, args.variant,
-                     lambda: answer(load_analyst(args.model, variant=args.variant), args.ply))
+    def analyser():
+        analyse = answer(load_analyst(args.model, variant=args.variant), args.ply)
+        return lambda board, state, dice: analyse(board, with_rules(state, args.jacoby, args.beavers), dice)
+
+    return run_batch(args.command, args.batch, args.out, args.variant, analyser)
 
 
 def cmd_hint(args) -> int:
@@ -175,6 +189,7 @@ def cmd_hint(args) -> int:
     if is_batch(args):
         return _run_batch(args, batch_hint)
     board, state = position_in_variant(need_position(args), args.variant)
+    state = with_rules(state, args.jacoby, args.beavers)
     net = load_analyst(args.model, variant=args.variant)
     if args.rollout or args.level:
         return hint_rollout(args, net, board, state)
@@ -246,6 +261,7 @@ def cmd_cube(args) -> int:
     if is_batch(args):
         return _run_batch(args, batch_cube)
     board, state = position_in_variant(need_position(args), args.variant)
+    state = with_rules(state, args.jacoby, args.beavers)
     if args.rollout:
         return cube_rollout_report(args, load_analyst(args.model, variant=args.variant), board, state)
     result = cube_report(load_analyst(args.model, variant=args.variant), args.position, board, state, args.ply)
@@ -255,7 +271,7 @@ def cmd_cube(args) -> int:
     print(draw(board, args.variant))
     print(describe_state(state))
     print(PROB_HEADER)
-    print(_prob_row(f"{args.ply}-ply", result["probs"], result["cubeless"]))
+    print(prob_row(f"{args.ply}-ply", result["probs"], result["cubeless"]))
     if result["double_take"] is None:  # no decision to make: say why, and what the position is worth as it is
         print(f"\nNo cube decision: {result['reason']}; cubeful equity {result['no_double']:+.3f}")
         return 0
@@ -352,7 +368,7 @@ def cmd_rollout(args) -> int:
               f"{result.doubles} doubles, {result.passes} passed")
         return 0
     print(PROB_HEADER)
-    print(_prob_row("rollout", result.probs, result.equity))
+    print(prob_row("rollout", result.probs, result.equity))
     kind = (f"truncated at {counted(args.truncate, 'turn')} ({result.truncated} games scored by the net)"
             if args.truncate else "played to the end") + (", variance-reduced" if args.vr else "")
     print(f"\n{result.games} games, {kind}, seed {args.seed}: cubeless equity {result.equity:+.3f} "
@@ -399,6 +415,7 @@ def register(sub) -> None:
         ply_option(command)
         model_option(command)
         variant_option(command)
+        rules_options(command)
         command.add_argument("--json", action="store_true", help="print the answer as one JSON object")
         if name == "hint":
             command.add_argument("--dice", type=parse_dice,

@@ -2,7 +2,7 @@
 
 The themes live beside this file: :mod:`app.analyse` (show, moves, eval, hint, cube,
 rollout), :mod:`app.review` (analyze: whole matches), :mod:`app.play` (demo, play, match,
-serve), :mod:`app.chouette`, :mod:`app.tools` (train, bench), :mod:`app.odds` and
+serve), :mod:`app.chouette`, :mod:`app.tools` (train, bench), :mod:`app.odds`, :mod:`app.race` and
 :mod:`app.web` (the board in the browser). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
 that cannot be read or written) ends with one line on stderr and exit code 2; Ctrl-C with
 one line and 130, SIGTERM with one line and 143, each after the file being written is removed
@@ -21,7 +21,8 @@ import threading
 import traceback
 from importlib import metadata
 
-from gammon.app import analyse, chouette, odds, play, review, tools, web
+from gammon.app import analyse, chouette, odds, play, race, review, tools, web
+from gammon.engine.cube.met import DEFAULT_MET, using_met
 from gammon.engine.errors import GammonError
 
 
@@ -32,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gammon {metadata.version('gammon')}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for theme in (analyse, review, play, chouette, tools, odds, web):
+    for theme in (analyse, review, play, chouette, tools, odds, race, web):
         theme.register(sub)
     return parser
 
@@ -72,7 +73,8 @@ def main(argv=None) -> int:
             if command in tools.TOOLS:
                 return tools.run_tool(command, argv[1:])  # their own parsers take the rest
             args = build_parser().parse_args(argv)
-            return args.run(args)
+            with using_met(getattr(args, "met", DEFAULT_MET)):  # the table a match analysis reads
+                return args.run(args)
     except KeyboardInterrupt:
         print(f"gammon {command}: interrupted", file=sys.stderr)
         return 130

@@ -32,6 +32,7 @@ MATCH_CUBE = "4HPkASjgc/ABMA:MAGgAAAAAAAE"  # a 5-point match at 0-0: the cube a
 SMALL_MATCH = DATA / "sgf" / "money.sgf"
 FEVGA_START = "AACA/z8AAID/Pw"  # 15 checkers a side on its 24-point, both sides moving the same way round
 ACEY_START = "AAAAAAAAAAAAAA-15-15"  # every checker still to enter
+RACE = "tnbJIAA2uz0AAA"  # Chuck Bower's race, 84 to 96 pips (tests/test_race_counts.py)
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,7 @@ def cli_json(capsys, argv: list[str]) -> dict:
     ("eval", {"position": OPENING, "ply": 1}, ["eval", OPENING, "--ply", "1"]),
     ("hint", {"position": OPENING, "dice": "6-4", "ply": 0}, ["hint", OPENING, "--dice", "64", "--ply", "0"]),
     ("cube", {"position": MATCH_CUBE, "ply": 0}, ["cube", MATCH_CUBE, "--ply", "0"]),
+    ("race", {"position": RACE, "ply": 0}, ["race", RACE, "--ply", "0"]),
     ("hint", {"position": "4HPwATDgc/ABMA", "dice": "21", "ply": 0, "variant": "nackgammon"},
      ["hint", "4HPwATDgc/ABMA", "--dice", "21", "--ply", "0", "--variant", "nackgammon"]),
     ("moves", {"position": FEVGA_START, "dice": "61", "variant": "fevga"},
@@ -153,6 +155,8 @@ def test_the_page_and_its_files_are_served(client):
      "fevga forbids it: a player's first checker must pass"),
     ("/api/hint", {"position": OPENING, "dice": "31", "ply": 9}, 422, "ply"),
     ("/api/cube", {}, 422, "position"),
+    ("/api/race", {"position": OPENING, "ply": 0}, 400, "race counts apply to races only"),
+    ("/api/race", {"position": RACE, "variant": "nackgammon"}, 400, "race counts are backgammon's"),
     ("/api/eval", {"position": "x" * 201}, 422, "position"),
 ])
 def test_bad_input_is_a_4xx_with_a_one_line_reason(client, path, params, status, fragment):
@@ -445,3 +449,15 @@ def test_concurrent_analyses_share_one_analyst_on_a_fixed_few_threads(monkeypatc
     assert [a.status_code for a in answers] == [200] * len(positions)
     assert most <= api.ANALYSIS_THREADS and len({thread for thread, _ in seen}) <= api.ANALYSIS_THREADS
     assert len({analyst for _, analyst in seen}) == 1
+
+
+def test_the_analysis_settings_reach_the_api(client):
+    match = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:3:0:7:10"
+    answers = {met: client.get("/api/cube", params={"position": match, "ply": 0, "met": met}).json()
+               for met in ("kazaross-xg2", "rockwell-kazaross")}
+    assert answers["kazaross-xg2"]["double_take"] != answers["rockwell-kazaross"]["double_take"]
+    assert "match equity table rockwell-kazaross" in answers["rockwell-kazaross"]["situation"]
+    jacoby = client.get("/api/cube", params={"position": "4HPwATDgc/ABMA", "ply": 0, "jacoby": True}).json()
+    assert "Jacoby on" in jacoby["situation"]
+    refused = client.get("/api/cube", params={"position": match, "met": "woolsey"})
+    assert refused.status_code == 400 and "unknown match equity table 'woolsey'" in refused.json()["detail"]

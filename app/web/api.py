@@ -1,8 +1,8 @@
 """The web board's server: one page (``static/``) and a JSON API, built with FastAPI.
 
-``/api/eval``, ``/api/hint``, ``/api/cube``, ``/api/moves`` and ``/api/analyze`` return what
-``gammon eval|hint|cube|moves|analyze --json`` prints, built by the same functions
-(:mod:`app.analyse`, :meth:`engine.review.match_analysis.MatchAnalysis.as_dict`; ``/api/analyze``
+``/api/eval``, ``/api/hint``, ``/api/cube``, ``/api/moves``, ``/api/race`` and ``/api/analyze`` return what
+``gammon eval|hint|cube|moves|race|analyze --json`` prints, built by the same functions
+(:mod:`app.analyse`, :mod:`app.race`, :meth:`engine.review.match_analysis.MatchAnalysis.as_dict`; ``/api/analyze``
 adds the summary's row labels, ``summary_rows``, as ``gammon analyze`` prints them). ``/api/board``
 draws a position (and the result of a move, with its steps for the arrows and the ID of the position
 it leads to) with :func:`engine.records.svg.board_svg`; it, eval, hint and cube say in ``situation``
@@ -47,11 +47,12 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from gammon.app.analyse import cube_report, eval_report, hint_report, moves_report, position_in_variant
-from gammon.app.arguments import dice_for, parse_dice
+from gammon.app.arguments import dice_for, parse_dice, with_rules
+from gammon.app.race import race_report
 from gammon.app.review import SUMMARY_ROWS
 from gammon.app.terminal import MAX_MOVE_CHARS
 from gammon.app.web.games import GameTable, NoSuchGame, board_picture
-from gammon.engine.cube.met import MAX_AWAY
+from gammon.engine.cube.met import DEFAULT_MET, MAX_AWAY, METS, using_met
 from gammon.engine.errors import GammonError
 from gammon.engine.records.formats import MatchState, describe_state, gnubgid, position_id, xgid
 from gammon.engine.records.match_files import MATCH_SUFFIXES, load_match
@@ -73,6 +74,8 @@ VariantName = Literal[tuple(VARIANT_CHOICES)]
 PositionText = Annotated[str, Query(max_length=200, description="Position ID, PositionID:MatchID or XGID")]
 DiceText = Annotated[str | None, Query(max_length=10, description="the roll, e.g. 31 (default: the position's dice)")]
 Ply = Annotated[int, Query(ge=0, le=MAX_PLY, description="search depth")]
+MetName = Annotated[str, Query(max_length=40, description=f"match play: the match equity table ({', '.join(METS)})")]
+MoneyRule = Annotated[bool | None, Query(description="money play: on or off (default: as the position says)")]
 
 
 class NewGame(BaseModel):
@@ -233,24 +236,41 @@ def create_app(model: str = "default") -> FastAPI:
 
     @app.get("/api/eval")
     @on_analysis_thread
-    def evaluate(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard"):
+    def evaluate(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard",
+                 met: MetName = DEFAULT_MET, jacoby: MoneyRule = None, beavers: MoneyRule = None):
         """Cubeless probabilities, cubeless and cubeful equity at 0..ply: ``gammon eval --json``."""
         board, state = position_in_variant(position, variant)
-        return eval_report(analyst(variant), position, board, state, ply)
+        with using_met(met):
+            return eval_report(analyst(variant), position, board, with_rules(state, jacoby, beavers), ply)
 
     @app.get("/api/hint")
     @on_analysis_thread
-    def hint(position: PositionText, dice: DiceText = None, ply: Ply = POSITION_PLY, variant: VariantName = "standard"):
+    def hint(position: PositionText, dice: DiceText = None, ply: Ply = POSITION_PLY, variant: VariantName = "standard",
+             met: MetName = DEFAULT_MET, jacoby: MoneyRule = None, beavers: MoneyRule = None):
         """Every legal play ranked by cubeful equity (EMG in a match): ``gammon hint --json``."""
         board, state = position_in_variant(position, variant)
-        return hint_report(analyst(variant), position, board, state, dice_for(roll(dice), state), ply)
+        with using_met(met):
+            return hint_report(analyst(variant), position, board, with_rules(state, jacoby, beavers),
+                               dice_for(roll(dice), state), ply)
 
     @app.get("/api/cube")
     @on_analysis_thread
-    def cube(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard"):
+    def cube(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard",
+             met: MetName = DEFAULT_MET, jacoby: MoneyRule = None, beavers: MoneyRule = None):
         """No double / double, take / double, pass, with the equities (and MWC in a match): ``gammon cube --json``."""
         board, state = position_in_variant(position, variant)
-        return cube_report(analyst(variant), position, board, state, ply)
+        with using_met(met):
+            return cube_report(analyst(variant), position, board, with_rules(state, jacoby, beavers), ply)
+
+    @app.get("/api/race")
+    @on_analysis_thread
+    def race(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard"):
+        """A race's pips, EPC, the Keith, Thorp, Isight, Kleinman and 8-9-12 counts with their cube advice, and our
+        evaluation: ``gammon race --json``. The counts are backgammon's: another variant is refused."""
+        if variant != "standard":
+            raise GammonError(f"race counts are backgammon's (the standard variant), not {variant}'s")
+        board, state = position_in_variant(position)
+        return race_report(analyst(variant), position, board, state, ply)
 
     @app.post("/api/analyze")
     async def analyze(request: Request, name: Annotated[str, Query(max_length=255, description="the file's name")],

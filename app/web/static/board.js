@@ -183,7 +183,7 @@ function positionParams() {
 const boardSummary = (board) => `Pips: X ${board.pips[0]}, O ${board.pips[1]}. ${board.situation}.`;
 
 function clearResults() {
-  for (const id of ["hints", "cube-advice", "evaluation"]) $(id).replaceChildren();
+  for (const id of ["hints", "cube-advice", "evaluation", "race"]) $(id).replaceChildren();
 }
 
 async function drawTypedPosition() {
@@ -278,6 +278,30 @@ async function showEvaluation() {
   }));
   $("evaluation").replaceChildren(make("h3", {}, `Evaluation${ofShown()}`),
     table(["", ...PROBABILITIES, "Cubeless", "Cubeful"], rows));
+}
+
+// A count's two counts, or its one figure (Kleinman's K, the 8-9-12 rule's lead): gammon race's columns.
+function countCells(name, count) {
+  // only the mover's Thorp count has tenths
+  if (count.counts !== null) return count.counts.map((value, side) => value.toFixed(name === "Thorp" && !side ? 1 : 0));
+  if (name === "Kleinman") return [count.value === null ? "K infinite" : `K = ${count.value.toFixed(2)}`, ""];
+  return [`lead ${percent(count.value)}`, ""];
+}
+
+async function showRace() {
+  const race = await get("/api/race", { ...await shownPosition(), ply: $("ply").value });
+  const pips = (value) => (value === null ? "–" : value.toFixed(1));
+  const sides = table(["", "X", "O"], [{ cells: ["Pips", ...race.pips.map(String)] },
+    { cells: ["EPC", ...race.epc.map(pips)] }, { cells: ["Wastage", ...race.wastage.map(pips)] }]);
+  const rows = Object.entries(race.counts).map(([name, count]) => ({
+    cells: [name, ...countCells(name, count), count.win === null ? "–" : percent(count.win), count.advice ?? "–"],
+  }));
+  const ours = race.evaluation;
+  rows.push({ className: "best", cells: ["Our net", `${ours.plies}-ply`, "", percent(ours.probs[0]), ours.verdict] });
+  $("race").replaceChildren(make("h3", {}, `Race counts${ofShown()}`), sides,
+    table(["Count", "X", "O", "X wins", "Advice (money play)"], rows),
+    make("p", { class: "note" }, "X's Keith and Thorp counts include the on-roll step (+1/7; +10% above 30). "
+      + "EPC: the expected rolls to bear off × 49/6, exact from the one-sided database; – beyond it."));
 }
 
 function showStartingPosition() {
@@ -520,6 +544,7 @@ function wire() {
   onSubmit("analysis-form", "position-message", showHints);
   onClick("cube-button", "position-message", showCube);
   onClick("eval-button", "position-message", showEvaluation);
+  onClick("race-button", "position-message", showRace);
 
   onSubmit("new-game-form", "play-message", newGame);
   $("move-form").addEventListener("submit", (event) => {
