@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import re
+from dataclasses import replace
 from pathlib import Path
 
+from gammon.engine.cube.met import DEFAULT_MET, METS
 from gammon.engine.errors import GammonError
-from gammon.engine.records.formats import parse_position
+from gammon.engine.records.formats import MatchState, parse_position
 from gammon.engine.records.match_files import MATCH_SUFFIXES
 from gammon.engine.rules.board import VARIANTS as BOARD_VARIANTS
 from gammon.engine.rules.board import BoardError, render, validate
@@ -49,6 +51,31 @@ def is_batch(args) -> bool:
     if args.out:
         raise GammonError("--out goes with --batch IN.jsonl; one position is answered on the screen")
     return False
+
+
+def rules_options(parser: argparse.ArgumentParser, money: bool = True) -> None:
+    """The rules an analysis assumes where the position does not say (and, ``money``, the money rules it
+    may override): ``--met`` for match play, ``--jacoby`` and ``--beavers`` for money play."""
+    parser.add_argument("--met", choices=tuple(METS), default=DEFAULT_MET,
+                        help=f"match play: the match equity table (default {DEFAULT_MET})")
+    if money:
+        parser.add_argument("--jacoby", action=argparse.BooleanOptionalAction, default=None,
+                            help="money play: gammons count single while the cube is centered (default: as the "
+                                 "Match ID or XGID says; off for a Position ID alone)")
+        parser.add_argument("--beavers", action=argparse.BooleanOptionalAction, default=None,
+                            help="money play: a doubled player may beaver (default: as the XGID says; off otherwise)")
+
+
+def with_rules(state: MatchState | None, jacoby: bool | None = None, beavers: bool | None = None) -> MatchState | None:
+    """``state`` under the money rules given (``--jacoby``, ``--beavers``; None keeps the position's own; a
+    Position ID alone is a money game at a centered cube); a match position refuses them."""
+    given = {name: value for name, value in (("jacoby", jacoby), ("beavers", beavers)) if value is not None}
+    if not given:
+        return state
+    state = state or MatchState()
+    if state.match_length:
+        raise GammonError(f"--{', --'.join(given)}: money rules; this position is a {state.match_length}-point match")
+    return replace(state, **given)
 
 
 def need_position(args) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gammon.engine.cube.met import DEFAULT_MET, using_met
 from gammon.engine.cube.state import Cube
 from gammon.engine.errors import GammonError
 from gammon.engine.records.fibs import (  # noqa: F401 - ProtocolError: what bad lines raise
@@ -46,9 +47,10 @@ class Bot:
     """Answers board strings with an evaluator: moves at ``plies``; the cube by Janowski's model (money)
     or the MET (matches)."""
 
-    def __init__(self, evaluator, plies: int = 0):
+    def __init__(self, evaluator, plies: int = 0, met: str = DEFAULT_MET):
         self.evaluator = evaluator
         self.plies = plies
+        self.met = met  # the match equity table of its match decisions (each connection has a thread of its own)
         self.lock = threading.Lock()  # evaluators are not assumed thread-safe
 
     def reply(self, line: str) -> str:
@@ -67,7 +69,7 @@ class Bot:
             log.warning("cannot read %r: %s", line[:120], _one_line(exc))
             return ""
         try:
-            with self.lock:
+            with self.lock, using_met(self.met):
                 return self._decide(fibs)
         except Exception as exc:  # a bad position or a failing evaluator must not cost the game
             answer = _safe_reply(fibs)

@@ -18,10 +18,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from gammon.app.arguments import counted
+from gammon.app.arguments import counted, rules_options
+from gammon.app.file_analysis import agreement_html, agreement_text, verdict_words
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text, check_output
-from gammon.engine.records.match_files import MATCH_SUFFIXES, load_match
+from gammon.engine.records.match_files import READ_SUFFIXES, load_match
 from gammon.engine.records.svg import board_svg
 from gammon.engine.review.match_analysis import BLUNDER, DOUBTFUL, ERROR, Judged, MatchAnalysis, analyse
 from gammon.engine.review.replay import replay
@@ -37,11 +38,11 @@ SUMMARY_ROWS = [  # (label, PlayerStats field)
 
 
 def match_files(path: Path) -> list[Path]:
-    """``path`` itself, or the .mat and .sgf files of a folder, sorted."""
+    """``path`` itself, or the .mat, .sgf and .xg files of a folder, sorted."""
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() in MATCH_SUFFIXES)
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in READ_SUFFIXES)
         if not files:
-            raise GammonError(f"{path}: no .mat or .sgf files in this folder")
+            raise GammonError(f"{path}: no .mat, .sgf or .xg files in this folder")
         return files
     if not path.exists():
         raise GammonError(f"{path}: no such file")
@@ -71,8 +72,9 @@ def mistakes_list(result: MatchAnalysis) -> str:
     lines = [f"errors and blunders ({len(worst)}; loss per unit of the cube"
              f"{', in EMG' if result.log.length else ''}):"]
     for j in worst:
+        other = verdict_words(j)
         lines.append(f"  {decision_words(j, names)}: played {j.played}, best {j.best}, "
-                     f"{1000 * j.loss:.1f} mp ({j.cube_error or j.grade})")
+                     f"{1000 * j.loss:.1f} mp ({j.cube_error or j.grade})" + (f"; {other}" if other else ""))
     return "\n".join(lines)
 
 
@@ -99,6 +101,9 @@ def cmd_analyze(args) -> int:
               f"{log.final_score[1]}; analysed at {args.ply}-ply")
         print(summary_table(result) + "\n")
         print(mistakes_list(result) + "\n")
+        beside = agreement_text(result, decision_words)
+        if beside:
+            print(beside + "\n")
         for stats in result.players:
             row = totals.setdefault(stats.name, [0, 0.0, 0.0, 0])
             row[0] += stats.decisions
@@ -219,6 +224,7 @@ def html_report(result: MatchAnalysis, title: str) -> str:
             f'<p><b>{html.escape(decision_words(j, log.players).capitalize())}</b></p>'
             f'<p>played <b>{html.escape(j.played)}</b><br>best <b>{html.escape(j.best)}</b></p>'
             f'<p class="{j.grade}">{j.grade}: {1000 * j.loss:.0f} mp{", " + j.cube_error if j.cube_error else ""}</p>'
+            f"<p>{html.escape(verdict_words(j))}</p>"
             f"{choices_table(j)}</div></div>")
     kind = "money session" if not log.length else f"{log.length}-point match"
     final = log.final_score
@@ -230,13 +236,15 @@ def html_report(result: MatchAnalysis, title: str) -> str:
             f"<table><tr><th></th><th>{names[0]}</th><th>{names[1]}</th></tr>{rows}</table>"
             f"<h2>Over the match</h2>{equity_graph(result)}"
             f"<h2>Errors and blunders ({len(worst)})</h2>{''.join(items) or '<p>None.</p>'}"
+            f"{agreement_html(result, decision_words)}"
             f"</body></html>")
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("analyze", help="analyse a whole match or session (.mat or .sgf), or a folder of them")
-    parser.add_argument("file", help="a .mat or .sgf file, or a folder of them")
+    parser = sub.add_parser("analyze", help="analyse a whole match or session (.mat, .sgf or .xg), or a folder of them")
+    parser.add_argument("file", help="a .mat, .sgf or .xg file (XG's own analysis shown beside ours), or a folder")
     ply_option(parser, MATCH_PLY)
+    rules_options(parser, money=False)  # the file says a money session's rules
     parser.add_argument("--no-cube", action="store_true", help="judge the checker plays only")
     parser.add_argument("--json", help="write the analysis as JSON to this file")
     parser.add_argument("--html", help="write a report to look at (one HTML file, opens from disk)")

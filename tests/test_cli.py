@@ -396,3 +396,32 @@ def test_a_named_level_rolls_out_its_plays_and_takes_no_rollout_options(capsys):
     assert report["truncate"] == r1.truncate and report["variance_reduced"]
     assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--level", "R1", "--games", "36"]) == 2
     assert "--level R1 sets the plays, games and truncation of the rollout; drop --games" in capsys.readouterr().err
+
+
+def test_the_money_rules_and_the_match_equity_table_are_settings_that_change_answers_where_they_must(capsys):
+    """Issue 34: Jacoby, beavers and the MET are choices of the analysis, stated in the answer."""
+    cubes = {}
+    for rules in ([], ["--jacoby"], ["--jacoby", "--beavers"]):
+        assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:10", "--ply", "0", "--json",
+                     *rules]) == 0
+        cubes[" ".join(rules)] = json.loads(capsys.readouterr().out)
+    assert "Jacoby off, beavers off" in cubes[""]["situation"]
+    assert "Jacoby on, beavers on" in cubes["--jacoby --beavers"]["situation"]
+    assert "beaver" in cubes["--jacoby --beavers"]["verdict"].lower() and "beaver" not in cubes["--jacoby"]["verdict"]
+    centered = "4HPwATDgc/ABMA"  # Jacoby matters only while the cube is centered
+    assert main(["cube", centered, "--ply", "0", "--json", "--jacoby"]) == 0
+    jacoby = json.loads(capsys.readouterr().out)
+    assert main(["cube", centered, "--ply", "0", "--json", "--no-jacoby"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert jacoby["no_double"] != plain["no_double"]
+    match = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:3:0:7:10"
+    found = {}
+    for met in ("kazaross-xg2", "rockwell-kazaross"):
+        assert main(["cube", match, "--ply", "0", "--json", "--met", met]) == 0
+        found[met] = json.loads(capsys.readouterr().out)
+        assert f"match equity table {met}" in found[met]["situation"]
+    assert found["kazaross-xg2"]["double_take"] != found["rockwell-kazaross"]["double_take"]
+    assert main(["cube", centered, "--ply", "0", "--met", "rockwell-kazaross", "--json"]) == 0  # money: no MET
+    assert json.loads(capsys.readouterr().out)["no_double"] == plain["no_double"]
+    assert main(["cube", match, "--ply", "0", "--jacoby"]) == 2
+    assert "--jacoby: money rules; this position is a 7-point match" in capsys.readouterr().err

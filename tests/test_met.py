@@ -14,7 +14,7 @@ from gammon.engine.play.game import Rules, play
 from gammon.engine.play.players import EvaluatorPlayer
 from gammon.engine.rules.variants import STANDARD
 
-KAZAROSS = json.loads(met.MET_PATH.read_text())
+KAZAROSS = json.loads(met.METS["kazaross-xg2"].read_text())
 TABLE = np.array(KAZAROSS["pre_crawford"])
 TABLE_POST = np.array(KAZAROSS["post_crawford"])
 LONG = range(1, MAX_AWAY + 1)

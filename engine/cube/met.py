@@ -3,7 +3,9 @@
 Match winning chances (MWC) before a game, pre-Crawford (a square table) and
 post-Crawford (the trailer's chances against a 1-away leader).
 
-To 25-away every entry is Kazaross-XG2 as GNU Backgammon ships it (``data/kazaross_xg2.json``).
+To 25-away every entry is Kazaross-XG2 as GNU Backgammon ships it (``data/kazaross_xg2.json``),
+or another published table chosen by name (:data:`METS`, :func:`using_met`: Rockwell-Kazaross,
+``data/rockwell_kazaross.json``, also as gnubg ships it).
 Beyond it, up to ``MAX_AWAY``, entries come from recursions seeded with that table, so each
 new entry is built from its neighbours the way the model builds a whole table (docs/rules.md,
 "Match equity beyond 25 points"):
@@ -31,6 +33,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,8 +42,13 @@ import numpy as np
 
 from gammon.engine.errors import GammonError
 
-MET_PATH = Path(__file__).with_name("data") / "kazaross_xg2.json"
-TABLE_AWAY = 25  # Kazaross-XG2's size
+DATA = Path(__file__).with_name("data")
+METS = {"kazaross-xg2": DATA / "kazaross_xg2.json", "rockwell-kazaross": DATA / "rockwell_kazaross.json"}
+DEFAULT_MET = "kazaross-xg2"
+# The table in use: a setting of the analysis, as in gnubg and XG; a context variable, so that each
+# command, thread or web request that picks one keeps it to itself.
+_MET: ContextVar[str] = ContextVar("met", default=DEFAULT_MET)
+TABLE_AWAY = 25  # the shipped tables' size
 # The longest match served: MWC(99, 1) is already 6e-12, and by about 140-away such MWCs fall
 # below float64's resolution next to 1, where one more point needed could no longer be told apart.
 MAX_AWAY = 99
@@ -61,14 +70,32 @@ DELTA_BAR = 0.06
 Lookup = Callable[[int, int], float]
 
 
-@lru_cache(maxsize=1)
-def _tables() -> tuple[np.ndarray, np.ndarray]:
-    """The Kazaross-XG2 pre-Crawford (TABLE_AWAY, TABLE_AWAY) and post-Crawford (TABLE_AWAY,) tables."""
-    doc = json.loads(MET_PATH.read_text())
+def met_in_use() -> str:
+    """The name of the match equity table in use (:data:`METS`)."""
+    return _MET.get()
+
+
+@contextmanager
+def using_met(name: str):
+    """Match equities come from the table ``name`` (a key of :data:`METS`) inside the ``with`` block."""
+    if name not in METS:
+        raise GammonError(f"unknown match equity table {name!r}; known: {', '.join(METS)}")
+    token = _MET.set(name)
+    try:
+        yield
+    finally:
+        _MET.reset(token)
+
+
+@lru_cache(maxsize=len(METS))
+def _tables(name: str = DEFAULT_MET) -> tuple[np.ndarray, np.ndarray]:
+    """The table ``name``'s pre-Crawford (TABLE_AWAY, TABLE_AWAY) and post-Crawford (TABLE_AWAY,) entries."""
+    path = METS[name]
+    doc = json.loads(path.read_text())
     pre = np.array(doc["pre_crawford"], dtype=np.float64)
     post = np.array(doc["post_crawford"], dtype=np.float64)
     if pre.shape != (TABLE_AWAY, TABLE_AWAY) or post.shape != (TABLE_AWAY,):
-        raise ValueError(f"{MET_PATH}: expected {TABLE_AWAY}x{TABLE_AWAY} and {TABLE_AWAY} entries")
+        raise ValueError(f"{path}: expected {TABLE_AWAY}x{TABLE_AWAY} and {TABLE_AWAY} entries")
     return pre, post
 
 
@@ -126,10 +153,10 @@ def _extend(pre: np.ndarray, post: np.ndarray, size: int) -> tuple[np.ndarray, n
     return e[1:, 1:], p[1:]
 
 
-@lru_cache(maxsize=1)
-def _extended() -> tuple[np.ndarray, np.ndarray]:
-    """The pre-Crawford (MAX_AWAY, MAX_AWAY) and post-Crawford (MAX_AWAY,) tables, Kazaross-XG2 extended."""
-    return _extend(*_tables(), MAX_AWAY)
+@lru_cache(maxsize=len(METS))
+def _extended(name: str = DEFAULT_MET) -> tuple[np.ndarray, np.ndarray]:
+    """The pre-Crawford (MAX_AWAY, MAX_AWAY) and post-Crawford (MAX_AWAY,) tables, the table ``name`` extended."""
+    return _extend(*_tables(name), MAX_AWAY)
 
 
 def match_equity(my_away: int, opp_away: int, crawford_done: bool = False) -> float:
@@ -148,7 +175,7 @@ def match_equity(my_away: int, opp_away: int, crawford_done: bool = False) -> fl
         return 0.0
     if max(my_away, opp_away) > MAX_AWAY:
         raise GammonError(f"match equity is computed to {MAX_AWAY}-away; got {my_away} vs {opp_away}")
-    pre, post = _tables() if max(my_away, opp_away) <= TABLE_AWAY else _extended()
+    pre, post = (_tables if max(my_away, opp_away) <= TABLE_AWAY else _extended)(_MET.get())
     if crawford_done and my_away == 1:
         return float(1.0 - post[opp_away - 1])
     if crawford_done and opp_away == 1:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gammon.engine.cube.met import check_match_length
+from gammon.engine.cube.met import check_match_length, met_in_use
 from gammon.engine.errors import GammonError
 from gammon.engine.rules.board import BOARD_SIZE, DTYPE, MAX_CHECKERS, BoardError, checkers_off, mover_counts, validate
 from gammon.engine.rules.variants import Variant, variant_named
@@ -321,7 +321,7 @@ def describe_state(state: MatchState | None) -> str:
         stage = (", Crawford game" if state.crawford
                  else ", post-Crawford" if length > 1 and length - 1 in state.score else "")
         parts.append(f"{length}-point match, X {mine} - O {theirs} (X {length - mine}-away, "
-                     f"O {length - theirs}-away){stage}")
+                     f"O {length - theirs}-away){stage}, match equity table {met_in_use()}")
     else:
         parts.append(f"money: Jacoby {'on' if state.jacoby else 'off'}, beavers {'on' if state.beavers else 'off'}")
     if state.dice != (0, 0):
