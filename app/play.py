@@ -12,7 +12,7 @@ import time
 
 from tqdm import tqdm
 
-from gammon.app.arguments import check_record_variant, counted, draw, is_loopback
+from gammon.app.arguments import check_record_variant, counted, draw, is_loopback, rules_options
 from gammon.app.external import Bot, ExternalPlayerServer
 from gammon.app.terminal import TerminalGame, stdin_reader
 from gammon.engine.errors import GammonError
@@ -21,10 +21,11 @@ from gammon.engine.play.game import Rules, play_games
 from gammon.engine.play.players import Cubeless, EvaluatorPlayer
 from gammon.engine.records.match_files import check_match_path, save_match
 from gammon.engine.records.matchlog import Recorder
+from gammon.engine.review.match_analysis import DOUBTFUL
 from gammon.engine.rules.board import VARIANTS as BOARD_VARIANTS
 from gammon.engine.rules.variants import variant_named
 from gammon.engine.search.evaluator import evaluator_policy
-from gammon.options import at_least, between, model_option, variant_option
+from gammon.options import at_least, between, model_option, positive_float, variant_option
 
 SERIES_CHUNK = 500  # games or matches with the cube are played this many slots at a time
 
@@ -74,10 +75,13 @@ def cmd_demo(args) -> int:
 def cmd_play(args) -> int:
     from gammon.models.players import load_analyst
 
+    if args.warn is not None and not args.tutor:
+        raise GammonError("--warn sets the tutor's threshold: add --tutor")
     read = stdin_reader()
     bot = load_analyst(args.model, variant=args.variant, estimates=False)
+    warn = (args.warn or DOUBTFUL) if args.tutor else None  # --warn is above 0, never falsy
     game = TerminalGame(bot, length=args.length, seed=args.seed, read=read, write=print, record_path=args.record,
-                        variant=args.variant)
+                        variant=args.variant, warn=warn)
     return game.run()
 
 
@@ -151,7 +155,7 @@ def cmd_serve(args) -> int:
     from gammon.models.players import load_analyst
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(message)s")
-    bot = Bot(load_analyst(args.model, estimates=False), plies=args.ply)
+    bot = Bot(load_analyst(args.model, estimates=False), plies=args.ply, met=args.met)
     limits = {"idle_timeout": args.idle_timeout, "max_connections": args.max_connections}
     with _listening((args.host, args.port), bot, **limits) as server:
         host, port = server.server_address[:2]
@@ -191,6 +195,7 @@ def register(sub) -> None:
     serve.add_argument("--idle-timeout", type=between(1, 10**6), default=3600,
                        help="seconds a silent connection is kept (default 3600: gnubg waits while its side thinks)")
     serve.add_argument("--verbose", action="store_true", help="log connections and bad board strings")
+    rules_options(serve, money=False)  # gnubg's board line says the money rules
     serve.set_defaults(run=cmd_serve)
 
     match = sub.add_parser("match",
@@ -229,4 +234,10 @@ def register(sub) -> None:
     variant_option(play, "the variant played")
     play.add_argument("--record", help="save the session to this file at the end: a .mat or .sgf match file "
                                        "(GNU Backgammon opens it), or any other name for the text transcript")
+    play.add_argument("--tutor", action="store_true",
+                      help="before a checker play or cube action that loses more than --warn is made, name the "
+                           "better one and ask whether to keep it")
+    play.add_argument("--warn", type=positive_float, metavar="LOSS",
+                      help=f"the tutor's threshold: cubeful equity lost per unit of the cube, EMG in a match "
+                           f"(default {DOUBTFUL}, gnubg's 'doubtful')")
     play.set_defaults(run=cmd_play)

@@ -6,10 +6,13 @@ empty line), ``double``, ``hint`` (cube advice), ``pip``, ``resign [single|gammo
 ``save FILE``, ``quit``. With dice the prompt is ``move>``: a move in gnubg notation
 (``24/18 13/11``, ``bar/22``, ``6/off``, ``8/5(2)``), or ``hint``, ``pip``, ``board``,
 ``resign``, ``save FILE``, ``quit``; an illegal move is refused with the reason. When the
-bot doubles the prompt is ``take or pass>``. Every prompt ends with ``> `` and is
-flushed, so a program can drive the game line by line. In Acey-Deucey a 1-2 is typed with
-the double the person names (``13/11 6/5 then 4-4: 24/20(2) 13/9(2)``, engine/rules/notation.py),
-and the ``move>`` prompt of the extra roll follows at once (no cube in between).
+bot doubles the prompt is ``take or pass>``. With the tutor on (``--tutor``), a checker play or a cube
+action (double, roll without doubling, take, pass) that loses more than its threshold against the best,
+judged as ``hint`` judges it, is named in one line with the better one and both equities, and the prompt
+``keep it? (y/n)>`` asks: ``y`` commits it, ``n`` takes it back to the prompt it was answered at (the same
+roll). Every prompt ends with ``> `` and is flushed, so a program can drive the game line by line. In
+Acey-Deucey a 1-2 is typed with the double the person names (``13/11 6/5 then 4-4: 24/20(2) 13/9(2)``,
+engine/rules/notation.py), and the ``move>`` prompt of the extra roll follows at once (no cube in between).
 
 The games are :func:`engine.play.game.play`, the one game loop: the person is player 0, a
 player whose decisions are prompts, the bot is player 1, and the loop's events are what
@@ -37,13 +40,18 @@ from gammon.engine.play.game import GameEvent, Rules, play
 from gammon.engine.play.players import EvaluatorPlayer, Player
 from gammon.engine.records.match_files import MATCH_SUFFIXES, save_match
 from gammon.engine.records.matchlog import Recorder
+from gammon.engine.review.advice import Choice, cube_choice, play_choice
 from gammon.engine.rules.board import pip_counts
 from gammon.engine.rules.notation import LegalPlay, MoveError, find_play, format_move, legal_plays
 from gammon.engine.rules.variants import variant_named
 from gammon.engine.search.analysis import cube_advice, rank_moves
 
 # What the game loop asks the person, and the prompt each question is asked at.
-PROMPTS = {"roll": "roll> ", "move": "move> ", "answer": "take or pass> "}
+PROMPTS = {"roll": "roll> ", "move": "move> ", "answer": "take or pass> ", "keep": "keep it? (y/n)> "}
+ROLL_ACTIONS = {"roll": "no double", "double": "double"}  # the roll> prompt's answers as cube actions
+ANSWERS = {"take": "take", "t": "take", "accept": "take", "pass": "pass", "p": "pass", "drop": "pass"}
+# The depths of the hints, and so of the tutor's judgement: what the person can ask is what he is judged by.
+MOVE_HINT_PLIES, CUBE_HINT_PLIES = 0, 1
 RESIGN_POINTS = {"single": 1, "gammon": 2, "backgammon": 3}
 MAX_MOVE_CHARS = 200  # the longest move in notation, "bar/22* 22/16* 16/10* 10/4*", is 27 characters
 YOU, BOT = 0, 1
@@ -72,7 +80,7 @@ class Person(Player):
 
     doubling = resigning = True  # the prompts decide the cube and may resign
 
-    def __init__(self, evaluator, read=input, write=print, variant: str = "standard"):
+    def __init__(self, evaluator, read=input, write=print, variant: str = "standard", warn: float | None = None):
         if not hasattr(evaluator, "probabilities"):
             raise GammonError(f"the bot needs probability estimates (a network or gnubg); "
                              f"{getattr(evaluator, 'name', evaluator)!r} only scores moves")
@@ -84,6 +92,9 @@ class Person(Player):
         self.offer_made = 0  # the offer the loop was last given
         self.chosen: LegalPlay | None = None  # the move typed at the last move prompt
         self.position: tuple[np.ndarray, tuple[int, int]] | None = None  # board and dice of the move to play
+        self.warn = warn  # the tutor's threshold, a loss per unit of the cube; None: no tutor
+        self.warning: Choice | None = None  # the tutor's warning while keep it? waits
+        self.warned_at: str | None = None  # the prompt whose answer the warning is about
 
     # -- input -----------------------------------------------------------------------------
     def prompt(self, question: str) -> str:
@@ -107,18 +118,21 @@ class Person(Player):
         while True:
             self.show(boards[0])
             action = self.before_roll(self.ask("roll"), boards[0])
-            if action is not None:
+            if action is None:
+                continue
+            # A resignation offered is made after the roll: no cube action to judge.
+            if self.offer or self.keeps_cube_action(boards[0], self.cube, ROLL_ACTIONS[action]):
                 return np.array([action == "double"])
 
     def answers(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
         """The bot doubled (``boards`` and ``cubes`` from its side): the ``take or pass>`` prompt."""
         while True:
             answer = self.ask("answer").lower()
-            if answer in ("take", "t", "accept"):
-                return np.array([TAKE])
-            if answer in ("pass", "p", "drop"):
-                return np.array([PASS])
-            if answer == "hint":
+            action = ANSWERS.get(answer)
+            if action is not None:
+                if self.keeps_cube_action(boards[0], cubes[0], action):
+                    return np.array([TAKE if action == "take" else PASS])
+            elif answer == "hint":
                 self.write(self.cube_advice(boards[0], cubes[0]))
             elif answer == "quit":
                 raise Quit
@@ -170,8 +184,43 @@ class Person(Player):
         board, dice = self.position
         while True:
             after = self.move_command(self.ask("move"), board, dice)
-            if after is not None or self.offer:
+            if self.offer:
+                return None
+            if after is not None and self.keeps_play(board, dice, after):
                 return after
+
+    # -- the tutor -------------------------------------------------------------------------
+    def keeps_play(self, board: np.ndarray, dice, play: LegalPlay) -> bool:
+        """Whether the checker play stands: see :meth:`keeps`."""
+        return self.warn is None or self.keeps(
+            "move", play_choice(self.evaluator, board, dice, self.cube, play, MOVE_HINT_PLIES))
+
+    def keeps_cube_action(self, board: np.ndarray, cube: Cube, action: str) -> bool:
+        """Whether the cube action stands (double, no double; take, pass with the doubler's board and cube)."""
+        question = "answer" if action in ("take", "pass") else "roll"
+        return self.warn is None or self.keeps(
+            question, cube_choice(self.evaluator, board, cube, action, CUBE_HINT_PLIES))
+
+    def keeps(self, question: str, choice: Choice | None) -> bool:
+        """Whether the answer to ``question`` stands: at once within the tutor's threshold, else as the person
+        says at the ``keep it? (y/n)>`` prompt, told what it loses against the best."""
+        if choice is None or choice.loss <= self.warn:
+            return True
+        self.write(f"tutor: {choice.chosen} loses {choice.loss:.3f}; better {choice.best}, equity "
+                   f"{choice.best_equity:+.3f} against {choice.chosen_equity:+.3f}")
+        self.warning, self.warned_at = choice, question
+        try:
+            while True:
+                answer = self.ask("keep").lower()
+                if answer in ("y", "yes"):
+                    return True
+                if answer in ("n", "no"):
+                    return False
+                if answer == "quit":
+                    raise Quit
+                self.write("answer y to keep it or n to take it back")
+        finally:
+            self.warning = self.warned_at = None
 
     # -- the prompts -----------------------------------------------------------------------
     def before_roll(self, command: str, board: np.ndarray) -> str | None:
@@ -191,7 +240,7 @@ class Person(Player):
 
     def cube_advice(self, board: np.ndarray, cube: Cube) -> str:
         """The bot's cube analysis for the player on roll in ``board``, holding ``cube`` (money, or the MET)."""
-        decision = cube_advice(self.evaluator, board, cube, 1).decision
+        decision = cube_advice(self.evaluator, board, cube, CUBE_HINT_PLIES).decision
         return (f"advice: {decision.verdict} (no double {decision.no_double:+.3f}, "
                 f"double/take {decision.double_take:+.3f}, double/pass +1.000)")
 
@@ -199,7 +248,7 @@ class Person(Player):
         """One answer to the ``move> `` prompt: a legal move, else None (refused or a command)."""
         lowered = command.lower()
         if lowered == "hint":
-            ranked = rank_moves(self.evaluator, board, dice, plies=0, cube=self.cube)
+            ranked = rank_moves(self.evaluator, board, dice, plies=MOVE_HINT_PLIES, cube=self.cube)
             wild = bool(variant_named(self.variant).is_wild(np.array(dice)))  # written in its two parts
             for i, m in enumerate(ranked[:5], 1):
                 self.write(f"  {i}. {format_move(board, m.steps, wild):<24} equity {m.cubeful:+.3f}")
@@ -247,8 +296,8 @@ class TerminalGame(Person):
     """A session of the person (player 0, X) against the bot (player 1, O): one money game, or a match."""
 
     def __init__(self, evaluator, length: int = 0, seed: int | None = None, read=input, write=print, record_path=None,
-                 variant: str = "standard"):
-        super().__init__(evaluator, read, write, variant)
+                 variant: str = "standard", warn: float | None = None):
+        super().__init__(evaluator, read, write, variant, warn)
         if not 0 <= length <= MAX_AWAY:
             raise GammonError(f"match length must be 1..{MAX_AWAY}, or 0 for money games; got {length}")
         self.bot = EvaluatorPlayer(evaluator)

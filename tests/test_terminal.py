@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from gammon.app.terminal import Quit, TerminalGame
 from gammon.engine.rules.board import starting_board
+from gammon.engine.rules.notation import legal_plays
 from gammon.engine.rules.variants import STANDARD
 
-PROMPTS = ("roll> ", "move> ", "take or pass> ")
+PROMPTS = ("roll> ", "move> ", "take or pass> ", "keep it? (y/n)> ")
 
 
 class Driver:
@@ -241,3 +242,92 @@ def test_help_lists_the_commands_and_save_alone_says_what_it_needs():
     assert "a move in gnubg notation (24/18 13/11" in text
     assert "8/5 needs a 3; the roll is 5-6" in text  # seed 1: the bot opens, then you roll 5-6
     assert "unknown command" not in text
+
+
+# -- the tutor (issue 34) ----------------------------------------------------------------------------------
+
+WARNING = r"tutor: {chosen} loses 0\.\d{{3}}; better {best}, equity [+-]\d\.\d{{3}} against [+-]\d\.\d{{3}}"
+
+
+def warnings(out: list[str]) -> list[str]:
+    return [line for line in out if line.startswith("tutor: ")]
+
+
+def test_the_tutor_stops_a_blunder_takes_it_back_and_is_silent_on_the_best_play():
+    """Seed 0: you open with 6-4, where 8/4 8/2 loses about 0.4 to 24/14, the best by the bot's 0-ply hint."""
+    from gammon.models.players import load_analyst
+
+    game, out = scripted(load_analyst("default"), ["8/4 8/2", "maybe", "n", "24/14"], seed=0, warn=0.04)
+    assert len(warnings(out)) == 1 and re.fullmatch(WARNING.format(chosen="8/4 8/2", best="24/14"), warnings(out)[0])
+    assert out.count("keep it? (y/n)> ") == 2 and "answer y to keep it or n to take it back" in out
+    assert out.count("move> ") == 2  # taken back: the same roll's prompt again
+    assert "You roll 6-4 and play 24/14." in game.record and not any("8/4 8/2" in line for line in game.record)
+
+
+@pytest.mark.parametrize("warn, warned", [(0.04, True), (0.5, False), (None, False)])
+def test_the_players_threshold_decides_whether_the_tutor_speaks(warn, warned):
+    """8/4 8/2 loses about 0.43 with 6-4: 'y' keeps it; the tutor is off unless asked for."""
+    from gammon.models.players import load_analyst
+
+    game, out = scripted(load_analyst("default"), ["8/4 8/2", "y"], seed=0, warn=warn)
+    assert bool(warnings(out)) == warned
+    assert "You roll 6-4 and play 8/4 8/2." in game.record
+
+
+def test_the_tutor_stops_a_double_far_too_early_and_lets_you_roll_silently():
+    """Seed 1: the bot opens, then your roll> prompt, where doubling costs about 0.3."""
+    from gammon.models.players import load_analyst
+
+    game, out = scripted(load_analyst("default"), ["double", "n", "roll"], seed=1, warn=0.04)
+    assert len(warnings(out)) == 1 and re.fullmatch(WARNING.format(chosen="double", best="no double"),
+                                                    warnings(out)[0])
+    assert not any("double" in line for line in game.record) and "You roll 5-6." in out
+
+
+def play_to_the_bots_double(answers: list[str], warn: float) -> tuple[TerminalGame, list[str]]:
+    """Seed 1, the last legal move each turn, kept when the tutor warns: the bot doubles at your fourth prompt
+    (as tests/test_web.py plays it). ``answers`` answer that double and its keep it? prompt; then quit."""
+    from gammon.models.players import load_analyst
+
+    out, later = [], iter(answers)
+
+    def answer() -> str:
+        if out[-1] == "roll> ":
+            return "roll"
+        if out[-1] == "move> ":
+            return legal_plays(*game.position)[-1].notation
+        if out[-1] == "keep it? (y/n)> " and game.warned_at == "move":
+            return "y"
+        return next(later, "quit")
+
+    game = TerminalGame(load_analyst("default"), seed=1, read=answer, write=lambda *a, **k: out.append(" ".join(a)),
+                        warn=warn)
+    game.run()
+    return game, out
+
+
+def test_the_tutor_stops_a_pass_of_a_take_and_is_silent_on_the_take():
+    game, out = play_to_the_bots_double(["pass", "n", "take"], warn=0.04)
+    cube = [line for line in warnings(out) if "pass" in line]
+    assert len(cube) == 1 and re.fullmatch(WARNING.format(chosen="pass", best="take"), cube[0])
+    assert out.count("take or pass> ") == 2 and "You take." in game.record and "You pass." not in game.record
+
+
+def test_a_program_answers_the_tutors_prompt_over_a_pipe():
+    driver = Driver("--seed", "0", "--tutor", "--warn", "0.1")
+    assert driver.wait() == "move> "
+    driver.send("8/4 8/2")
+    assert driver.wait() == "keep it? (y/n)> "
+    driver.send("n")
+    assert driver.wait() == "move> "
+    driver.send("quit")
+    assert driver.wait() is None and driver.proc.wait(timeout=30) == 0
+    assert re.search(WARNING.format(chosen="8/4 8/2", best="24/14"), driver.transcript)
+
+
+def test_warn_without_the_tutor_is_refused_in_one_line():
+    driver = Driver("--warn", "0.1")
+    driver.proc.stdin.close()
+    output = driver.proc.stdout.read()
+    assert driver.proc.wait(timeout=30) == 2
+    assert output.strip() == "gammon play: error: --warn sets the tutor's threshold: add --tutor"

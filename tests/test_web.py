@@ -236,14 +236,15 @@ def test_a_resigned_game_is_over_and_takes_no_more_commands(client):
     assert again.status_code == 400 and "over" in again.json()["detail"]
 
 
-def to_bots_double(client) -> dict:
-    """Seed 1, playing the last legal move each turn: the bot doubles at your fourth prompt."""
-    game = new_game(client, seed=1)
-    for _ in range(10):
+def to_bots_double(client, **settings) -> dict:
+    """Seed 1, playing the last legal move each turn (kept when the tutor warns): the bot doubles at your fourth
+    prompt."""
+    game = new_game(client, seed=1, **settings)
+    for _ in range(20):
         if game["prompt"] == "answer":
             return game
-        game = send(client, game, "roll" if game["prompt"] == "roll" else game["legal"][-1])
-    raise AssertionError("the bot did not double in 10 prompts")
+        game = send(client, game, {"roll": "roll", "keep": "y"}.get(game["prompt"]) or game["legal"][-1])
+    raise AssertionError("the bot did not double in 20 prompts")
 
 
 def test_while_the_bots_double_waits_the_game_is_seen_from_the_bot_on_roll(client):
@@ -265,6 +266,7 @@ def test_a_match_game_draws_the_score(client):
 
 @pytest.mark.parametrize("settings, fragment", [
     ({"length": 100}, "length"), ({"variant": "chess"}, "variant"), ({"seed": -1}, "seed"),
+    ({"tutor": 0}, "tutor"),
 ])
 def test_bad_game_settings_are_a_422(client, settings, fragment):
     response = client.post("/api/games", json=settings)
@@ -277,6 +279,40 @@ def test_an_unknown_game_is_a_404_and_an_endless_command_a_422(client):
     assert client.post(f"/api/games/{game['id']}", json={"command": "8" * 5000}).status_code == 422
     assert client.delete(f"/api/games/{game['id']}").status_code == 200
     assert client.get(f"/api/games/{game['id']}").status_code == 404
+
+
+def test_the_tutor_holds_a_blunder_on_its_board_until_taken_back_and_lets_the_best_play_through(client):
+    """Seed 0: you open with 6-4, where 8/4 8/2 loses about 0.4 to 24/14, the best by the bot's 0-ply hint."""
+    game = new_game(client, seed=0, tutor=0.04)
+    assert game["prompt"] == "move" and game["warning"] is None
+    held = send(client, game, "8/4 8/2")
+    warning = held["warning"]
+    assert held["prompt"] == "keep" and (warning["chosen"], warning["best"]) == ("8/4 8/2", "24/14")
+    assert warning["loss"] == pytest.approx(warning["best_equity"] - warning["chosen_equity"]) and warning["loss"] > 0.3
+    assert held["position"] == game["position"] and held["dice"] == [6, 4] and held["legal"] == []
+    back = send(client, held, "n")
+    assert back["prompt"] == "move" and back["warning"] is None and back["position"] == game["position"]
+    played = send(client, back, "24/14")
+    assert played["said"][0] == "You roll 6-4 and play 24/14." and played["warning"] is None
+
+
+def test_the_tutor_holds_a_double_far_too_early_and_keeps_it_when_told(client):
+    """Seed 1: the bot opens, then your roll prompt, where doubling costs about 0.3."""
+    game = new_game(client, seed=1, tutor=0.04)
+    held = send(client, game, "double")
+    assert held["prompt"] == "keep" and (held["warning"]["chosen"], held["warning"]["best"]) == ("double", "no double")
+    assert held["dice"] is None and "X: you (on roll)" in held["svg"]
+    kept = send(client, held, "y")
+    assert kept["said"][0] == "You double to 2."
+
+
+def test_the_tutor_holds_a_pass_of_a_take_on_the_bots_board_and_lets_the_take_through(client):
+    game = to_bots_double(client, tutor=0.04)
+    held = send(client, game, "pass")
+    assert held["prompt"] == "keep" and (held["warning"]["chosen"], held["warning"]["best"]) == ("pass", "take")
+    assert "X: bot (on roll)" in held["svg"] and held["position"] == game["position"]
+    taken = send(client, send(client, held, "n"), "take")
+    assert taken["said"][0] == "You take." and taken["warning"] is None
 
 
 def test_the_table_ends_the_game_idle_longest_past_its_limit():

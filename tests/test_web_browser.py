@@ -5,9 +5,10 @@ asks for a hint, clicks the best move and sees the board change, then plays a mo
 sees the bot answer; it starts Acey-Deucey and Fevga from their own positions and asks Fevga for a
 hint. Then what a player sees (issue 32): Cube and Evaluate analyse the position on the board, the
 page fits a 1,300 px window, the match summary's labels, the game's buttons before a game, Analyse
-in the match tab, and the bot's double. Its screenshot of the hint goes to a temporary folder, or
-with GAMMON_PICTURES=1 to docs/web-board.png, the picture in the README (so that a test run leaves
-the checkout as it was).
+in the match tab, and the bot's double. The tutor (issue 34) stops a blunder and a double far too early,
+and lets the best play and action through. Its screenshots of the hint and of the tutor go to a temporary
+folder, or with GAMMON_PICTURES=1 to docs/web-board.png and docs/web-tutor.png, the pictures in the README
+(so that a test run leaves the checkout as it was).
 """
 
 import json
@@ -30,7 +31,7 @@ from gammon.app.web.api import create_app
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-DOCS_PICTURE = Path(__file__).resolve().parents[1] / "docs" / "web-board.png"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 OPENING = "4HPwATDgc/ABMA:cAkAAAAAAAAE"
 SMALL_MATCH = Path(__file__).parent / "data" / "sgf" / "money.sgf"
 
@@ -82,7 +83,12 @@ def test_paste_an_id_ask_a_hint_and_click_the_best_move(page, tmp_path):
     page.wait_for_selector("#board .arrow", state="attached")
     assert page.inner_html("#board") != before
     assert "after 8/5 6/5" in page.inner_text("#board")
-    picture = DOCS_PICTURE if os.environ.get("GAMMON_PICTURES") == "1" else tmp_path / "web-board.png"
+    take_picture(page, tmp_path / "web-board.png")
+
+
+def take_picture(page, path: Path) -> None:
+    """A screenshot of the page at ``path``, or with GAMMON_PICTURES=1 in docs/ under the same name."""
+    picture = DOCS / path.name if os.environ.get("GAMMON_PICTURES") == "1" else path
     page.screenshot(path=str(picture))
     assert picture.read_bytes().startswith(b"\x89PNG")
 
@@ -234,3 +240,49 @@ def test_while_the_bots_double_waits_the_page_does_not_say_you_are_on_roll(page)
     seen = page.inner_text("#play-tab")
     assert "you (on roll)" not in seen and "X: bot (on roll)" in seen
     assert "X doubles to 2: O to take or pass" in page.inner_text("#play-situation")
+
+
+# -- the tutor (issue 34) ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tutor_on(page):
+    """The tutor switched on, at 0.04, for the games this test starts."""
+    page.click("[data-tab=play]")
+    page.check("#game-tutor")
+    page.fill("#game-warn", "0.04")
+    yield
+    page.uncheck("#game-tutor")  # the other tests' games go untutored
+
+
+def new_game_with_seed(page, seed: int) -> None:
+    page.fill("#game-seed", str(seed))
+    drawn_after(page, "#new-game-button")
+
+
+def test_the_tutor_stops_a_blunder_and_lets_the_best_play_through(page, tutor_on, tmp_path):
+    """Seed 0: you open with 6-4, where 8/4 8/2 loses about 0.4 to 24/14, the best by the bot's 0-ply hint."""
+    new_game_with_seed(page, 0)
+    page.fill("#move", "8/4 8/2")
+    drawn_after(page, "#play-button")
+    assert page.is_visible("#tutor-warning") and page.is_disabled("#play-button")
+    warning = page.inner_text("#tutor-text")
+    assert warning.startswith("8/4 8/2 loses 0.") and "24/14 is better, equity +0." in warning
+    take_picture(page, tmp_path / "web-tutor.png")
+    drawn_after(page, "#tutor-warning [data-command=n]")
+    assert page.is_hidden("#tutor-warning") and page.is_enabled("#play-button")
+    page.fill("#move", "24/14")
+    drawn_after(page, "#play-button")
+    assert page.is_hidden("#tutor-warning") and "You roll 6-4 and play 24/14." in page.inner_text("#play-log")
+
+
+def test_the_tutor_stops_a_double_far_too_early_and_lets_you_roll(page, tutor_on):
+    """Seed 1: the bot opens, then your roll, where doubling costs about 0.3."""
+    new_game_with_seed(page, 1)
+    drawn_after(page, "[data-command=double]")
+    warning = page.inner_text("#tutor-text")
+    assert warning.startswith("double loses 0.") and "no double is better" in warning
+    drawn_after(page, "#tutor-warning [data-command=n]")
+    drawn_after(page, "[data-command=roll]")
+    assert page.is_hidden("#tutor-warning") and page.inner_text("#play-status").startswith("You rolled")
+    assert "You double" not in page.inner_text("#play-log")

@@ -82,11 +82,14 @@ class NewGame(BaseModel):
     length: int = Field(0, ge=0, le=MAX_AWAY, description="match length, 0 for a money game")
     variant: VariantName = "standard"
     seed: int | None = Field(None, ge=0, description="dice seed, for a game that can be played again")
+    tutor: float | None = Field(None, gt=0, description="the tutor's threshold: a decision losing more (cubeful "
+                                "equity per unit of the cube, EMG in a match) waits at the prompt keep; null: none")
 
 
 class Command(BaseModel):
     command: str = Field(max_length=MAX_MOVE_CHARS, description="what gammon play reads: roll, double, take, "
-                                                                "pass, a move like 24/18 13/11, resign, hint")
+                                                                "pass, a move like 24/18 13/11, resign, hint; "
+                                                                "y or n at the tutor's keep")
 
 
 def roll(text: str | None) -> tuple[int, int] | None:
@@ -284,7 +287,7 @@ def create_app(model: str = "default") -> FastAPI:
     @app.post("/api/games")
     def new_game(settings: NewGame):
         """A game against the bot: the snapshot at your first prompt (the bot may have moved first)."""
-        return games.new(analyst(settings.variant), settings.length, settings.variant, settings.seed)
+        return games.new(analyst(settings.variant), settings.length, settings.variant, settings.seed, settings.tutor)
 
     @app.get("/api/games/{game_id}")
     def game(game_id: str):

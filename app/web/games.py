@@ -8,8 +8,10 @@ in a thread of its own and stops at each prompt until the page sends a command; 
 hands over one command and returns at the next prompt, so the bot's replies are played by
 then. The board, the cube and the score the page draws follow the loop's events, turned
 round by the variant's geometry. Like every board and GNUbgID, they are seen from the player on
-roll, X: you, except while the bot's double waits for your answer, when the bot is on roll. The
-table keeps a few games in memory; a game left alone for ``IDLE_SECONDS`` ends.
+roll, X: you, except while the bot's double waits for your answer, when the bot is on roll. With the
+tutor on, a costly decision is held at the prompt ``keep`` (``y`` keeps it, ``n`` takes it back) and the
+snapshot's ``warning`` says what it loses, the board still the one it was made on. The table keeps a
+few games in memory; a game left alone for ``IDLE_SECONDS`` ends.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import queue
 import secrets
 import threading
 import time
+from dataclasses import asdict
 
 import numpy as np
 
@@ -49,11 +52,12 @@ class NoSuchGame(GammonError):
 class WebGame(TerminalGame):
     """One session of the person (player 0) against the bot, driven by :meth:`send` from any thread."""
 
-    def __init__(self, evaluator, length: int = 0, variant: str = "standard", seed: int | None = None):
-        super().__init__(evaluator, length=length, seed=seed, write=self._note, variant=variant)
+    def __init__(self, evaluator, length: int = 0, variant: str = "standard", seed: int | None = None,
+                 warn: float | None = None):
+        super().__init__(evaluator, length=length, seed=seed, write=self._note, variant=variant, warn=warn)
         self.id = secrets.token_urlsafe(12)
         self.lines: list[str] = []  # the transcript
-        self.question: str | None = None  # roll, move or answer while the loop waits for the person
+        self.question: str | None = None  # roll, move, answer or keep while the loop waits for the person
         self.view = starting_board(variant)  # the board from the person's side
         self.cube_value, self.cube_owner, self.crawford = 1, -1, False  # owner -1 centered, else a player
         self.over = False
@@ -143,19 +147,31 @@ class WebGame(TerminalGame):
     # -- what the page shows --------------------------------------------------------------
     def snapshot(self) -> dict:
         """The game as the person sees it: the board (SVG and GNUbgID) and its situation in words, the prompt,
-        the legal moves, the transcript."""
-        dice = self.position[1] if self.question == "move" else None
+        the legal moves, the transcript, the tutor's warning."""
+        dice = self.position[1] if self.deciding() == "move" else None
         board, state, names = self.seen(dice or (0, 0))
-        legal = [p.notation for p in legal_plays(self.position[0], dice, self.variant)] if dice else []
+        typing = self.question == "move"  # a move the tutor holds is not typed again: no legal moves offered
+        legal = [p.notation for p in legal_plays(self.position[0], dice, self.variant)] if typing else []
         return {"id": self.id, "prompt": self.question, "over": self.over, "variant": self.variant,
                 "length": self.length, "score": list(self.score), "dice": list(dice) if dice else None,
                 "legal": legal, "position": gnubgid(board, state, self.variant), "situation": describe_state(state),
-                "log": list(self.lines), "svg": board_picture(board, state, self.variant, names=names)}
+                "log": list(self.lines), "svg": board_picture(board, state, self.variant, names=names),
+                "warning": self.warning_shown()}
+
+    def warning_shown(self) -> dict | None:
+        """The tutor's warning while it waits at ``keep``: the choice, the better one, both equities, the loss."""
+        if self.question != "keep":
+            return None
+        return {**asdict(self.warning), "loss": self.warning.loss}
+
+    def deciding(self) -> str | None:
+        """The prompt whose decision is pending: the question, or while the tutor asks to keep it, the one before."""
+        return self.warned_at if self.question == "keep" else self.question
 
     def seen(self, dice: tuple[int, int]) -> tuple[np.ndarray, MatchState, tuple[str, str]]:
         """``(board, state, names)`` from the player on roll, X: you, or the bot while its double waits for your
         answer (the board is then turned round, for a board is drawn from the side on roll)."""
-        answering = self.question == "answer"
+        answering = self.deciding() == "answer"
         on_roll = BOT if answering else YOU
         state = MatchState(cube=self.cube_value, cube_owner=self.cube_owner, on_roll=on_roll, turn=YOU,
                            doubled=answering, crawford=self.crawford, game_state=2 if self.over else 1, dice=dice,
@@ -173,8 +189,9 @@ class GameTable:
         self._games: dict[str, WebGame] = {}
         self._lock = threading.Lock()
 
-    def new(self, evaluator, length: int = 0, variant: str = "standard", seed: int | None = None) -> dict:
-        game = WebGame(evaluator, length, variant, seed)
+    def new(self, evaluator, length: int = 0, variant: str = "standard", seed: int | None = None,
+            warn: float | None = None) -> dict:
+        game = WebGame(evaluator, length, variant, seed, warn)
         with self._lock:
             for finished in [g for g in self._games.values() if g.over]:
                 del self._games[finished.id]

@@ -1,5 +1,6 @@
 """Analysis answers as plain data: a parsed position (board and its Match ID / XGID state) in,
-JSON-ready dicts out. The command line prints them, batch files store them.
+JSON-ready dicts out. The command line prints them, batch files store them. The tutor of ``gammon play``
+and the web board weighs a decision against the best here too (:func:`play_choice`, :func:`cube_choice`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numpy as np
 from gammon.engine.cube.state import Cube
 from gammon.engine.play.rollout import rollout_plays
 from gammon.engine.records.formats import position_id
-from gammon.engine.rules.notation import format_move
+from gammon.engine.rules.notation import LegalPlay, format_move
 from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.search.analysis import cube_advice, rank_moves
 
@@ -77,3 +78,45 @@ class Level:
 
 # Each level rolls out more plays, more games, deeper (their time a decision: benchmarks/RESULTS.md, "Rollouts").
 LEVELS = {level.name: level for level in (Level("R1", 3, 108, 5), Level("R2", 4, 324, 8), Level("R3", 5, 1296, 12))}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A decision weighed against the best one: each one's cubeful equity per unit of the cube (EMG in a match)
+    for the player deciding."""
+
+    chosen: str
+    best: str
+    chosen_equity: float
+    best_equity: float
+
+    @property
+    def loss(self) -> float:
+        return self.best_equity - self.chosen_equity
+
+
+def play_choice(net, board, dice, cube: Cube, chosen: LegalPlay, plies: int) -> Choice:
+    """The checker play ``chosen`` against the best play of ``dice``, ranked as ``hint`` ranks them."""
+    ranked = rank_moves(net, board, dice, plies, cube, also=chosen.board)
+    # The same board may be left with and without an extra roll (Acey-Deucey's 1-2 and its double).
+    played = next(m for m in ranked
+                  if np.array_equal(m.board, chosen.board) and m.rolls_again == chosen.rolls_again)
+    wild = bool(net.variant.is_wild(np.asarray(dice)))  # a wild roll's play is written in its two parts
+    return Choice(format_move(board, played.steps, wild), format_move(board, ranked[0].steps, wild),
+                  played.cubeful, ranked[0].cubeful)
+
+
+def cube_choice(net, board, cube: Cube, action: str, plies: int) -> Choice | None:
+    """The cube action ``action`` against the best one: "double" or "no double" by the player on roll in
+    ``board`` holding ``cube``; "take" or "pass" by his opponent, answering that double (``board`` and ``cube``
+    still the doubler's). None where the cube cannot gain anything (engine.cube.decisions.no_double_reason)."""
+    advice = cube_advice(net, board, cube, plies)
+    decision = advice.decision
+    if decision is None or advice.reason:
+        return None
+    if action in ("take", "pass"):  # the taker's side of the doubler's equities
+        equities = {"take": -decision.double_take, "pass": -decision.double_pass}
+    else:  # a double is answered as is best for the opponent
+        equities = {"double": min(decision.double_take, decision.double_pass), "no double": decision.no_double}
+    best = max(equities, key=equities.get)
+    return Choice(action, best, equities[action], equities[best])

@@ -328,7 +328,11 @@ const play = { game: null, picked: null, busy: false };
 const PROMPT_WORDS = {
   roll: "Your turn: roll, or double.",
   answer: "The bot doubles: take or pass. The board is the bot's view, as it is on roll.",
+  keep: "The tutor stops you: keep your choice, or take it back and choose again.",
 };
+
+const tutorWords = (warning) => `${warning.chosen} loses ${warning.loss.toFixed(3)}: ${warning.best} is better, `
+  + `equity ${signed(warning.best_equity)} against ${signed(warning.chosen_equity)}.`;
 
 function renderGame(game) {
   play.game = game;
@@ -347,7 +351,9 @@ function renderGame(game) {
   $("play-status").textContent = game.over ? "The game is over: start a new one."
     : game.prompt === "move" ? `You rolled ${rollText(game.dice)}: play your move.` : PROMPT_WORDS[game.prompt];
   $("analyse-game-position").disabled = false;
-  say("play-message", game.said.join("\n"), true);
+  $("tutor-warning").hidden = game.warning === null;
+  $("tutor-text").textContent = game.warning === null ? "" : tutorWords(game.warning);
+  say("play-message", game.warning === null ? game.said.join("\n") : "", true); // the warning says it all
 }
 
 async function playCommand(command) {
@@ -363,6 +369,7 @@ async function playCommand(command) {
 async function newGame() {
   const settings = { length: Number($("game-length").value || 0), variant: $("game-variant").value };
   if ($("game-seed").value !== "") settings.seed = Number($("game-seed").value);
+  if ($("game-tutor").checked) settings.tutor = Number($("game-warn").value);
   if (play.game && !play.game.over) {
     fetch(`/api/games/${play.game.id}`, { method: "DELETE" }); // the old game's thread ends; no need to wait
   }
@@ -551,14 +558,14 @@ function wire() {
     event.preventDefault();
     playCommand($("move").value);
   });
-  for (const button of document.querySelectorAll("#play-actions [data-command]")) {
+  for (const button of document.querySelectorAll("#play-tab [data-command]")) {
     button.addEventListener("click", () => playCommand(button.dataset.command));
   }
   $("resign-button").addEventListener("click", () => playCommand(`resign ${$("resign-kind").value}`));
   $("clear-move").addEventListener("click", () => { $("move").value = ""; });
   $("play-board").addEventListener("click", pickPoint);
   $("analyse-game-position").addEventListener("click",
-    () => analysePosition(play.game.position, play.game.variant, play.game.prompt === "move"));
+    () => analysePosition(play.game.position, play.game.variant, play.game.dice !== null)); // a roll to play
 
   onSubmit("match-form", "match-message", analyseMatch);
   onClick("previous-decision", "match-message", () => showDecision(review.index - 1));
