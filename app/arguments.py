@@ -10,8 +10,9 @@ from pathlib import Path
 
 from gammon.engine.cube.met import DEFAULT_MET, METS
 from gammon.engine.errors import GammonError
-from gammon.engine.records.formats import MatchState, parse_position
+from gammon.engine.records.formats import MatchState, parse_position, xgid
 from gammon.engine.records.match_files import MATCH_SUFFIXES
+from gammon.engine.records.xg import load_xgp
 from gammon.engine.rules.board import VARIANTS as BOARD_VARIANTS
 from gammon.engine.rules.board import BoardError, render, validate
 from gammon.engine.rules.variants import Variant, variant_named
@@ -76,6 +77,21 @@ def with_rules(state: MatchState | None, jacoby: bool | None = None, beavers: bo
     if state.match_length:
         raise GammonError(f"--{', --'.join(given)}: money rules; this position is a {state.match_length}-point match")
     return replace(state, **given)
+
+
+def position_file(args) -> None:
+    """A position given as an eXtreme Gammon .xgp file (``gammon show FILE.xgp``, and every command that takes a
+    position): read here, on the command line only, and put in its place as its XGID, which the command then
+    reads as if pasted (board, cube, score, rules, the dice of a checker play). A position of another variant
+    than ``--variant`` names is refused."""
+    text = getattr(args, "position", None)
+    if not (isinstance(text, str) and text.lower().endswith(".xgp")):
+        return
+    board, state, variant = load_xgp(text)
+    wanted = getattr(args, "variant", "standard")
+    if variant != wanted:
+        raise GammonError(f"{text} is a {variant} position; add --variant {variant}")
+    args.position = xgid(board, state, variant)
 
 
 def need_position(args) -> str:

@@ -1,7 +1,8 @@
 """The ``gammon`` command line: one parser, sub-commands by theme, one way to report faults.
 
 The themes live beside this file: :mod:`app.analyse` (show, moves, eval, hint, cube,
-rollout), :mod:`app.review` (analyze: whole matches), :mod:`app.play` (demo, play, match,
+rollout; a position may be an .xgp file), :mod:`app.review` (analyze: whole matches), :mod:`app.convert`
+(match files from one format to another), :mod:`app.play` (demo, play, match,
 serve), :mod:`app.chouette`, :mod:`app.tools` (train, bench), :mod:`app.odds`, :mod:`app.race` and
 :mod:`app.web` (the board in the browser). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
 that cannot be read or written) ends with one line on stderr and exit code 2; Ctrl-C with
@@ -21,7 +22,8 @@ import threading
 import traceback
 from importlib import metadata
 
-from gammon.app import analyse, chouette, odds, play, race, review, tools, web
+from gammon.app import analyse, chouette, convert, odds, play, race, review, tools, web
+from gammon.app.arguments import position_file
 from gammon.engine.cube.met import DEFAULT_MET, using_met
 from gammon.engine.errors import GammonError
 
@@ -33,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gammon {metadata.version('gammon')}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for theme in (analyse, review, play, chouette, tools, odds, race, web):
+    for theme in (analyse, review, convert, play, chouette, tools, odds, race, web):
         theme.register(sub)
     return parser
 
@@ -73,6 +75,7 @@ def main(argv=None) -> int:
             if command in tools.TOOLS:
                 return tools.run_tool(command, argv[1:])  # their own parsers take the rest
             args = build_parser().parse_args(argv)
+            position_file(args)  # a position given as an .xgp file
             with using_met(getattr(args, "met", DEFAULT_MET)):  # the table a match analysis reads
                 return args.run(args)
     except KeyboardInterrupt:

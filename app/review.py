@@ -65,6 +65,11 @@ def decision_words(j: Judged, names) -> str:
     return f"game {d.game}, move {d.row}, {names[d.player]} {what}"
 
 
+def sentence(text: str) -> str:
+    """``text`` with its first letter capital (str.capitalize would lower a player's name)."""
+    return text[:1].upper() + text[1:]
+
+
 def mistakes_list(result: MatchAnalysis) -> str:
     """The errors and blunders, one line each: where, what was played, what was best, the loss."""
     names = result.log.players
@@ -127,7 +132,7 @@ def cmd_analyze(args) -> int:
     return 1 if refused else 0
 
 
-def readable_matches(files: list[Path]) -> tuple[list[Path], list, list[int], int]:
+def readable_matches(files: list[Path], command: str = "analyze") -> tuple[list[Path], list, list[int], int]:
     """``(files, logs, decisions, refused)``: each file read and replayed through the rules, with the number of
     decisions analyse() will report on (moves, and cube decisions made or not). One file that fails is the
     command's error (rc 2); in a folder each failure is reported in one line and the rest go on (rc 1)."""
@@ -139,7 +144,7 @@ def readable_matches(files: list[Path]) -> tuple[list[Path], list, list[int], in
         except (GammonError, OSError) as exc:
             if len(files) == 1:
                 raise
-            print(f"gammon analyze: error: {exc}", file=sys.stderr)
+            print(f"gammon {command}: error: {exc}", file=sys.stderr)
             continue
         kept.append(path)
         logs.append(log)
@@ -221,10 +226,10 @@ def html_report(result: MatchAnalysis, title: str) -> str:
         board = board.replace("<svg ", '<svg class="board" ', 1)
         items.append(
             f'<div class="decision">{board}<div>'
-            f'<p><b>{html.escape(decision_words(j, log.players).capitalize())}</b></p>'
+            f'<p><b>{html.escape(sentence(decision_words(j, log.players)))}</b></p>'
             f'<p>played <b>{html.escape(j.played)}</b><br>best <b>{html.escape(j.best)}</b></p>'
             f'<p class="{j.grade}">{j.grade}: {1000 * j.loss:.0f} mp{", " + j.cube_error if j.cube_error else ""}</p>'
-            f"<p>{html.escape(verdict_words(j))}</p>"
+            + (f"<p>{html.escape(verdict_words(j))}</p>" if j.decision.analysis else "") +
             f"{choices_table(j)}</div></div>")
     kind = "money session" if not log.length else f"{log.length}-point match"
     final = log.final_score

@@ -24,13 +24,32 @@ RESIGN_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
 
 
 class MatchFileError(GammonError):
-    """A match file that cannot be read: names the file, the game and the line."""
+    """A match file that cannot be read: names the file, the game and the line (``unit``: the record of a
+    binary file such as eXtreme Gammon's)."""
 
-    def __init__(self, reason: str, file: str = "", game: int | None = None, line: int | None = None):
+    def __init__(self, reason: str, file: str = "", game: int | None = None, line: int | None = None,
+                 unit: str = "line"):
         reason = reason.replace("\r", "\\r").replace("\n", "\\n")  # a quoted piece of the file stays on one line
-        where = ", ".join(filter(None, [file, f"game {game}" if game else "", f"line {line}" if line else ""]))
+        where = ", ".join(filter(None, [file, f"game {game}" if game else "", f"{unit} {line}" if line else ""]))
         super().__init__(f"{where}: {reason}" if where else reason)
-        self.reason, self.file, self.game, self.line = reason, file, game, line
+        self.reason, self.file, self.game, self.line, self.unit = reason, file, game, line, unit
+
+
+@dataclass
+class Verdict:
+    """Another program's analysis of one decision, as its file keeps it (eXtreme Gammon's, in a .xg file).
+
+    ``best`` is its best play (our notation) or cube action ("double", "no double", "take", "pass");
+    ``loss`` what the action taken cost by its reckoning, per unit of the cube (its equity: EMG in a
+    match); ``level`` how deep it looked ("4-ply", "XG Roller++", "rollout"); ``choices`` its
+    candidates and their equities, in its order (best first).
+    """
+
+    engine: str
+    level: str
+    best: str
+    loss: float
+    choices: list[tuple[str, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -42,7 +61,10 @@ class Action:
     ``take``, ``drop``: the answer to a double; ``beaver``: taken and redoubled at once
     to ``value``. ``resign``: ``value`` points per cube unit offered (1 single, 2 gammon,
     3 backgammon); ``accept``, ``reject``: the answer to it. ``line`` is where the action
-    was read (0 when it was not read from a file).
+    was read (0 when it was not read from a file). ``analysis`` holds what the file's own
+    analysis said of the decisions the action made (:class:`Verdict`, by the kind of
+    :class:`engine.review.replay.Decision`: a move's ``move`` and the ``cube`` decision not to
+    double before it, a double's ``cube``, an answer's ``take``).
     """
 
     player: int
@@ -52,6 +74,7 @@ class Action:
     value: int = 0
     line: int = 0
     comment: str = ""
+    analysis: dict[str, Verdict] = field(default_factory=dict)  # by the kind of decision: move, cube, take
 
     def __post_init__(self):
         if self.kind not in ACTIONS:
@@ -94,6 +117,7 @@ class MatchLog:
     crawford: bool = True  # matches: the Crawford rule is in force
     variant: str = "standard"
     file: str = ""  # the path it was read from, for messages
+    unit: str = "line"  # what Action.line and GameLog.line count: the file's lines, or (.xg) its records
 
     @property
     def final_score(self) -> tuple[int, int]:

@@ -17,6 +17,9 @@ our own best at ``plies``:
   cube cannot gain (the Crawford game, a cube that already wins the match) there is none.
 - **Answers to a double**: taking is worth -DT to the taker, passing -DP.
 
+Where the file brought its own analysis (eXtreme Gammon's, in a .xg file), each decision's JSON carries it
+beside ours, and the match's how often and by how much the engines disagree (:mod:`engine.review.file_analysis`).
+
 Thresholds per decision (per unit of the cube): doubtful from 0.04, error from 0.08,
 blunder from 0.16 (gnubg's defaults). The error rate is the mean loss per counted decision
 in millipoints (mp, thousandths of a point: gnubg's normalised mEMG); the performance
@@ -37,6 +40,7 @@ from gammon.engine.cube.match import can_double, match_equity_of_probs
 from gammon.engine.cube.state import Cube
 from gammon.engine.play.luck import roll_luck
 from gammon.engine.records.matchlog import MatchLog
+from gammon.engine.review.file_analysis import agreement, verdict_report
 from gammon.engine.review.replay import Decision, replay
 from gammon.engine.rules.notation import format_move
 from gammon.engine.rules.outcomes import cubeless_equity
@@ -77,7 +81,8 @@ class Judged:
                 "loss_mp": round(1000 * self.loss, 1), "counted": self.counted, "grade": self.grade,
                 "cube_error": self.cube_error, "luck_mp": None if self.luck is None else round(1000 * self.luck, 1),
                 "equity": self.equity,
-                "alternatives": [{"move": move, "equity": round(equity, 4)} for move, equity in self.alternatives]}
+                "alternatives": [{"move": move, "equity": round(equity, 4)} for move, equity in self.alternatives],
+                "file_analysis": verdict_report(self) if d.analysis else None}
 
 
 @dataclass
@@ -114,6 +119,7 @@ class MatchAnalysis:
         return {"players": [asdict(p) for p in self.players], "plies": self.plies, "match_length": self.log.length,
                 "games": len(self.log.games), "final_score": list(self.log.final_score),
                 "graph": [{"game": g, "value": round(v, 4)} for g, v in self.graph],
+                "file_analysis": agreement(self.judged),
                 "decisions": [j.as_dict() for j in self.judged]}
 
 

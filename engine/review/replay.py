@@ -20,7 +20,7 @@ import numpy as np
 from gammon.engine.cube.state import Cube
 from gammon.engine.errors import GammonError
 from gammon.engine.records.formats import MatchState, gnubgid
-from gammon.engine.records.matchlog import Action, GameLog, MatchFileError, MatchLog
+from gammon.engine.records.matchlog import Action, GameLog, MatchFileError, MatchLog, Verdict
 from gammon.engine.rules.board import flip, starting_board, variant_checkers
 from gammon.engine.rules.notation import find_play
 from gammon.engine.rules.outcomes import result_points
@@ -51,6 +51,7 @@ class Decision:
     state: MatchState | None = None  # the same moment as gnubg records it (for its GNUbgID)
     opening: bool = False  # the game's first move (its roll cannot be a double)
     row: int = 0  # the move number as a player reads it: the numbered row of the game's .mat text
+    analysis: Verdict | None = None  # what the file's own analysis (XG's) said of this decision
 
     @property
     def gnubgid(self) -> str:
@@ -86,7 +87,7 @@ class _Table:
 
     def fault(self, action: Action | None, reason: str) -> MatchFileError:
         line = action.line if action is not None and action.line else self.game.line
-        return MatchFileError(reason, self.log.file, self.game.number, line or None)
+        return MatchFileError(reason, self.log.file, self.game.number, line or None, self.log.unit)
 
     def seen_by(self, player: int) -> Cube:
         money = not self.log.length
@@ -124,7 +125,8 @@ def replay(log: MatchLog) -> list[Decision]:
     for game in log.games:
         if tuple(game.score) != tuple(score):
             raise MatchFileError(f"the score before this game is {game.score[0]}-{game.score[1]}, but the games "
-                                 f"before add up to {score[0]}-{score[1]}", log.file, game.number, game.line or None)
+                                 f"before add up to {score[0]}-{score[1]}", log.file, game.number, game.line or None,
+                                 log.unit)
         table = _Table(log, game, game.number in crawford_games)
         for action, following in zip(game.actions, game.actions[1:] + [None]):
             if table.result is not None:
@@ -134,6 +136,7 @@ def replay(log: MatchLog) -> list[Decision]:
             row = table.row_of(action)
             for decision in _act(table, action):
                 decision.row = row
+                decision.analysis = action.analysis.get(decision.kind)
                 decisions.append(decision)
         if game.winner is None:
             if game is not log.games[-1]:
