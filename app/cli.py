@@ -1,7 +1,8 @@
 """The ``gammon`` command line: one parser, sub-commands by theme, one way to report faults.
 
 The themes live beside this file: :mod:`app.analyse` (show, moves, eval, hint, cube,
-rollout; a position may be an .xgp file), :mod:`app.review` (analyze: whole matches), :mod:`app.convert`
+rollout; a position may be an .xgp file), :mod:`app.review` (analyze: whole matches), :mod:`app.study`
+(a deck of a player's errors), :mod:`app.convert`
 (match files from one format to another), :mod:`app.play` (demo, play, match,
 serve), :mod:`app.chouette`, :mod:`app.tools` (train, bench), :mod:`app.odds`, :mod:`app.race` and
 :mod:`app.web` (the board in the browser). A fault in what the user gave (:class:`engine.errors.GammonError`, or a file
@@ -22,7 +23,7 @@ import threading
 import traceback
 from importlib import metadata
 
-from gammon.app import analyse, chouette, convert, odds, play, race, review, tools, web
+from gammon.app import analyse, chouette, convert, odds, play, race, review, study, tools, web
 from gammon.app.arguments import position_file
 from gammon.engine.cube.met import DEFAULT_MET, using_met
 from gammon.engine.errors import GammonError
@@ -35,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gammon {metadata.version('gammon')}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for theme in (analyse, review, convert, play, chouette, tools, odds, race, web):
+    for theme in (analyse, review, study, convert, play, chouette, tools, odds, race, web):
         theme.register(sub)
     return parser
 

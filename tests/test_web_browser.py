@@ -6,9 +6,9 @@ sees the bot answer; it starts Acey-Deucey and Fevga from their own positions an
 hint. Then what a player sees (issue 32): Cube and Evaluate analyse the position on the board, the
 page fits a 1,300 px window, the match summary's labels, the game's buttons before a game, Analyse
 in the match tab, and the bot's double. The tutor (issue 34) stops a blunder and a double far too early,
-and lets the best play and action through. Its screenshots of the hint and of the tutor go to a temporary
-folder, or with GAMMON_PICTURES=1 to docs/web-board.png and docs/web-tutor.png, the pictures in the README
-(so that a test run leaves the checkout as it was).
+and lets the best play and action through; the Study tab deals a player's errors as cards. Its screenshots
+of the hint and of the tutor go to a temporary folder, or with GAMMON_PICTURES=1 to docs/web-board.png and
+docs/web-tutor.png, the pictures in the README (so that a test run leaves the checkout as it was).
 """
 
 import json
@@ -20,6 +20,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from gammon.app.study import question
+from gammon.engine.records.match_files import load_match
+from gammon.engine.review.match_analysis import analyse
+from gammon.models.players import load_analyst
 
 pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
@@ -34,6 +39,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 OPENING = "4HPwATDgc/ABMA:cAkAAAAAAAAE"
 SMALL_MATCH = Path(__file__).parent / "data" / "sgf" / "money.sgf"
+STUDY_MATCH = Path(__file__).parent / "data" / "matches" / "gnubg-5pt.mat"
 
 if not CHROMIUM.exists():
     pytest.skip(f"no Debian chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -286,3 +292,28 @@ def test_the_tutor_stops_a_double_far_too_early_and_lets_you_roll(page, tutor_on
     drawn_after(page, "[data-command=roll]")
     assert page.is_hidden("#tutor-warning") and page.inner_text("#play-status").startswith("You rolled")
     assert "You double" not in page.inner_text("#play-log")
+
+
+def test_the_study_tab_shows_a_players_errors_as_cards_with_the_decks_questions_and_answers(page):
+    """gnubg-5pt.mat at 0-ply: Bob's two errors (Alice has none, so Bob is chosen), the cards gammon study writes."""
+    log = load_match(STUDY_MATCH)
+    deck = [j for j in analyse(log, load_analyst("default"), 0).judged
+            if j.decision.player == 1 and j.grade in ("error", "blunder")]
+    page.click("[data-tab=study]")
+    page.set_input_files("#study-file", str(STUDY_MATCH))
+    page.click("#study-button")
+    page.wait_for_selector("#study-board svg")
+    assert page.input_value("#study-player") == "1"
+    for number, judged in enumerate(deck, 1):
+        page.wait_for_function(f"document.querySelector('#study-count').textContent.startsWith('Card {number} of')")
+        assert page.inner_text("#study-count").startswith(f"Card {number} of {len(deck)}")
+        assert page.inner_text("#study-question") == question(judged)
+        assert judged.decision.gnubgid in page.inner_text("#study-board")  # the card's position
+        assert page.is_hidden("#study-answer")
+        page.click("#show-answer")
+        answer = page.inner_text("#study-answer")
+        assert f"Best: {judged.best}" in answer and f"Played: {judged.played}" in answer and "To best" in answer
+        page.click("#next-card")
+    page.select_option("#study-player", "0")
+    page.wait_for_function("document.querySelector('#study-message').textContent.includes('Alice made no error')")
+    assert page.is_hidden("#study-card")

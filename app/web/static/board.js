@@ -1,4 +1,4 @@
-// The web board's page: three tabs over the JSON API of app/web/api.py. Plain JavaScript, no build step.
+// The web board's page: four tabs over the JSON API of app/web/api.py. Plain JavaScript, no build step.
 // The boards are engine/records/svg.py's pictures; this file adds the move arrows, the clicks and the tables.
 "use strict";
 
@@ -401,6 +401,8 @@ function pickPoint(event) {
 
 const review = { result: null, index: 0 };
 
+const isMistake = (decision) => decision.grade === "error" || decision.grade === "blunder";
+
 // The position of a decision is seen from the player on roll: the doubler when the decision is a take.
 const onRoll = (decision) => (decision.kind === "take" ? 1 - decision.player : decision.player);
 
@@ -454,7 +456,7 @@ function drawGraph(result) {
   result.decisions.forEach((decision, index) => {
     const at = Math.min(moves, values.length - 1);
     if (decision.kind === "move") moves += 1;
-    if (decision.grade !== "error" && decision.grade !== "blunder") return;
+    if (!isMistake(decision)) return;
     const dot = add("circle", { cx: x(at), cy: y(values[at]), r: 6, class: `marker ${decision.grade}`,
       fill: decision.grade === "blunder" ? "#b00020" : "#c25e00" });
     dot.append(svgNode("title", {}, decisionWords(decision, names)));
@@ -463,8 +465,9 @@ function drawGraph(result) {
   $("graph").replaceChildren(svg);
 }
 
-function decisionBoardParams(decision) {
-  const names = review.result.players.map((p) => p.name);
+// The board of a decision of ``result`` (an analysis), with the players' names.
+function decisionBoardParams(result, decision) {
+  const names = result.players.map((p) => p.name);
   const mover = onRoll(decision);
   return { position: decision.position, mover: names[mover], opponent: names[1 - mover] };
 }
@@ -483,32 +486,43 @@ async function showDecision(index) {
   const canShow = decision.kind === "move";
   $("show-played").disabled = !canShow;
   $("show-best").disabled = !canShow;
-  const board = await get("/api/board", decisionBoardParams(decision));
+  const board = await get("/api/board", decisionBoardParams(review.result, decision));
   showBoard("match-board", board.svg);
 }
 
 async function showDecisionMove(which) {
   const decision = review.result.decisions[review.index];
   const move = decision[which] === "(no move)" ? "" : decision[which];
-  const after = await get("/api/board", { ...decisionBoardParams(decision), move, dice: decision.dice.join("") });
+  const after = await get("/api/board", { ...decisionBoardParams(review.result, decision), move,
+    dice: decision.dice.join("") });
   drawArrows(showBoard("match-board", after.svg), after.arrows);
 }
 
 function nextError() {
   const decisions = review.result.decisions;
   for (let i = review.index + 1; i < decisions.length; i++) {
-    if (decisions[i].grade === "error" || decisions[i].grade === "blunder") return showDecision(i);
+    if (isMistake(decisions[i])) return showDecision(i);
   }
   say("match-message", "No error or blunder after this decision.", true);
 }
 
-async function analyseMatch() {
-  const file = $("match-file").files[0];
+function chosenFile(inputId) {
+  const file = $(inputId).files[0];
   if (!file) throw new Error("Choose a .mat or .sgf file first.");
-  say("match-message", `Analysing ${file.name} at ${$("match-ply").value}-ply…`, true);
-  const params = query({ name: file.name, ply: $("match-ply").value, no_cube: $("match-no-cube").checked });
-  const result = await request(`/api/analyze?${params}`,
+  return file;
+}
+
+// The match ``file`` analysed at ``ply`` by the server: what gammon analyze --json writes.
+function analyseUpload(file, ply, noCube) {
+  const params = query({ name: file.name, ply, no_cube: noCube });
+  return request(`/api/analyze?${params}`,
     { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: file });
+}
+
+async function analyseMatch() {
+  const file = chosenFile("match-file");
+  say("match-message", `Analysing ${file.name} at ${$("match-ply").value}-ply…`, true);
+  const result = await analyseUpload(file, $("match-ply").value, $("match-no-cube").checked);
   review.result = result;
   const names = result.players.map((p) => p.name);
   const kind = result.match_length ? `${result.match_length}-point match` : "money session";
@@ -521,6 +535,76 @@ async function analyseMatch() {
     decisionWords(decision, names))));
   $("match-result").hidden = result.decisions.length === 0;
   if (result.decisions.length) await showDecision(0);
+}
+
+// -- the study tab: a player's errors and blunders as cards, gammon study's deck without Anki ----------
+
+const studying = { result: null, cards: [], index: 0 };
+
+function cardQuestion(decision) {
+  if (decision.kind === "move") return `Your play? (dice ${rollText(decision.dice)})`;
+  return decision.kind === "cube" ? "Your cube action?" : "Your cube action? (doubled: take or pass)";
+}
+
+// The equities of the choices: the best few plays (and the one played), or the three cube actions, the doubler's.
+function choicesTable(decision) {
+  if (decision.kind === "move") {
+    const best = decision.alternatives[0].equity;
+    return table(["Play", "Equity", "To best"], decision.alternatives.map((play) => ({
+      cells: [play.move, signed(play.equity), signed(play.equity - best)],
+    })));
+  }
+  const actions = [["no double", "no_double"], ["double, take", "double_take"], ["double, pass", "double_pass"]];
+  return table(["Cube action", "Equity (doubler)"],
+    actions.map(([name, key]) => ({ cells: [name, signed(decision.equity[key])] })));
+}
+
+function cardAnswer(decision) {
+  const verdict = `${decision.grade}: ${decision.loss_mp.toFixed(0)} mp`
+    + (decision.cube_error ? `, ${decision.cube_error}` : "");
+  return [make("p", {}, "Best: ", make("b", {}, decision.best), make("br"), "Played: ", make("b", {}, decision.action)),
+    make("p", { class: decision.grade }, verdict), choicesTable(decision)];
+}
+
+async function showCard(index) {
+  studying.index = index % studying.cards.length;
+  const decision = studying.cards[studying.index];
+  const board = await get("/api/board", decisionBoardParams(studying.result, decision));
+  showBoard("study-board", board.svg);
+  $("study-count").textContent = `Card ${studying.index + 1} of ${studying.cards.length}: `
+    + `game ${decision.game}, move ${decision.move}.`;
+  $("study-question").textContent = cardQuestion(decision);
+  $("study-answer").replaceChildren(...cardAnswer(decision));
+  $("study-answer").hidden = true;
+  $("show-answer").disabled = false;
+}
+
+function showAnswer() {
+  $("study-answer").hidden = false;
+  $("show-answer").disabled = true;
+}
+
+// The cards of the player chosen in the menu, from the first.
+async function dealCards() {
+  const seat = Number($("study-player").value);
+  studying.cards = studying.result.decisions.filter((decision) => decision.player === seat && isMistake(decision));
+  $("study-card").hidden = studying.cards.length === 0;
+  const name = studying.result.players[seat].name;
+  say("study-message", studying.cards.length ? ""
+    : `${name} made no error or blunder at ${studying.result.plies}-ply: no cards.`, true);
+  if (studying.cards.length) await showCard(0);
+}
+
+async function makeCards() {
+  const file = chosenFile("study-file");
+  say("study-message", `Analysing ${file.name} at ${$("study-ply").value}-ply…`, true);
+  const result = await analyseUpload(file, $("study-ply").value, false);
+  studying.result = result;
+  const menu = $("study-player");
+  menu.replaceChildren(...result.players.map((player, seat) => make("option", { value: seat }, player.name)));
+  menu.value = String(Math.max(0, result.players.findIndex((player) => player.errors + player.blunders > 0)));
+  menu.disabled = false;
+  await dealCards();
 }
 
 // -- wiring --------------------------------------------------------------------------------
@@ -573,6 +657,10 @@ function wire() {
   onClick("next-error", "match-message", nextError);
   onClick("show-played", "match-message", () => showDecisionMove("action"));
   onClick("show-best", "match-message", () => showDecisionMove("best"));
+  onSubmit("study-form", "study-message", makeCards);
+  $("study-player").addEventListener("change", () => guarded("study-message", dealCards));
+  $("show-answer").addEventListener("click", showAnswer);
+  onClick("next-card", "study-message", () => showCard(studying.index + 1));
   onClick("analyse-decision", "match-message", () => {
     const decision = review.result.decisions[review.index];
     return analysePosition(decision.position, "standard", decision.kind === "move");
