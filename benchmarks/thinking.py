@@ -13,7 +13,7 @@ hint`` runs) and gnubg-nn's ``best_move`` at the same ply are timed one after th
 on one thread; medians and means of each, and their ratios. gnubg-nn's n-ply is gnubg's: the
 root filter, then each of the 21 rolls played by its pruning nets and full net.
 
-**Commands.** ``gammon eval POS`` and ``gammon hint POS --dice 31`` at 0-ply as a user runs
+**Commands.** ``gammon eval POS`` and ``gammon hint POS --dice 31`` at their default depth as a user runs
 them, the interpreter's start and every import included: the median wall time of five runs
 of each.
 """
@@ -91,7 +91,7 @@ def hint_latency(net, positions, plies: int, gnubg_nn) -> dict:
 
 
 def command_wall(runs: int = 5) -> list[dict]:
-    """Median wall seconds of ``gammon eval`` and ``gammon hint`` at 0-ply, each a fresh process."""
+    """Median wall seconds of ``gammon eval`` and ``gammon hint`` at their default depth, each a fresh process."""
     gammon = shutil.which("gammon")
     prefix = [gammon] if gammon else [sys.executable, "-m", "gammon"]
     rows = []
