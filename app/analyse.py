@@ -290,13 +290,12 @@ def cmd_cube(args) -> int:
 
 
 def cube_rollout_report(args, net, board, state) -> int:
-    """``cube --rollout``: no double and double/take rolled out with the same dice (money)."""
+    """``cube --rollout``: no double and double/take rolled out with the same dice (money, or the match score)."""
     cube = Cube.from_state(state)
     refused = [name for name, given in (("--vr", args.vr), ("--truncate", args.truncate), ("--until", args.until))
                if given]
-    if refused or not cube.money:
-        raise GammonError(f"cube --rollout plays money games to the end, cubeful, without {', '.join(refused)}"
-                          if refused else "cube --rollout plays money games; a match score is not rolled out yet")
+    if refused:
+        raise GammonError(f"cube --rollout plays its games to the end, cubeful, without {', '.join(refused)}")
     with tqdm(total=2 * args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         result = cube_rollout(net, board, cube, args.games, args.seed, bar.update)
     if args.json:
@@ -305,8 +304,8 @@ def cube_rollout_report(args, net, board, state) -> int:
         return 0
     print(draw(board, args.variant))
     print(describe_state(state))
-    print(f"\nNo double and double/take rolled out, {args.games} cubeful money games each with the same dice "
-          f"(seed {args.seed}); equity per unit of the cube, 95% intervals:")
+    print(f"\nNo double and double/take rolled out, {args.games} cubeful games each with the same dice "
+          f"(seed {args.seed}); equity per unit of the cube ({'money' if cube.money else 'EMG'}), 95% intervals:")
     for name, equity, (low, high) in (("No double", result.no_double, result.no_double_ci95),
                                       ("Double, take", result.double_take, result.double_take_ci95)):
         print(f"  {name:<14} {equity:+.3f}  ({low:+.3f} .. {high:+.3f})")
@@ -349,8 +348,8 @@ def cmd_rollout(args) -> int:
     net = load_analyst(args.model, variant=args.variant)
     with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         if args.cubeful:
-            cube = Cube.from_state(state).for_money()
-            result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update)
+            result = cubeful_rollout(net, board, Cube.from_state(state), games=args.games, seed=args.seed,
+                                     progress=bar.update)
         elif args.device:
             result = device_rollout(net, board, args)
             bar.update(result.games)
@@ -363,7 +362,8 @@ def cmd_rollout(args) -> int:
     print(draw(board, args.variant))
     low, high = result.ci95
     if args.cubeful:
-        print(f"\n{result.games} cubeful money games, seed {args.seed}: equity {result.equity:+.3f} "
+        kind = "money games" if state is None or not state.match_length else "games at the match score (EMG)"
+        print(f"\n{result.games} cubeful {kind}, seed {args.seed}: equity {result.equity:+.3f} "
               f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); "
               f"{result.doubles} doubles, {result.passes} passed")
         return 0
@@ -444,7 +444,8 @@ def register(sub) -> None:
     roll = sub.add_parser("rollout", help="roll a position out (cubeless, or --cubeful), the net playing both sides")
     roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
     rollout_options(roll)
-    roll.add_argument("--cubeful", action="store_true", help="money rollout with the cube (the position's cube state)")
+    roll.add_argument("--cubeful", action="store_true",
+                      help="rollout with the cube: the position's cube, money or its match score")
     roll.add_argument("--device", choices=("cpu", "cuda"), help="cubeless: play the games side by side in torch on "
                       "this device (default: numpy)")
     model_option(roll)

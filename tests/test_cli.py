@@ -375,14 +375,14 @@ def test_a_rollout_stops_by_its_rule_and_rollout_options_need_a_rollout(capsys):
     assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--until", "0.1"]) == 2
 
 
-def test_cube_rolls_out_its_actions_for_money_and_refuses_a_match(capsys):
+def test_cube_rolls_out_its_actions_for_money_and_at_a_match_score(capsys):
     assert main(["cube", "4HPwATDgc/ABMA", "--rollout", "--games", "36", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 36 and result["double_pass"] == 1.0 and result["action"] in ("double", "no_double")
     low, high = result["no_double_ci95"]
     assert low <= result["no_double"] <= high
-    assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10", "--rollout", "--games", "36"]) == 2
-    assert "a match score is not rolled out yet" in capsys.readouterr().err
+    assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10", "--rollout", "--games", "36"]) == 0
+    assert "equity per unit of the cube (EMG)" in capsys.readouterr().out  # a match score: its MET
     assert main(["cube", "4HPwATDgc/ABMA", "--rollout", "--vr"]) == 2
 
 

@@ -190,3 +190,25 @@ def test_a_cube_rollout_of_a_sure_gammon_is_too_good_to_double():
     assert result.verdict == "Too good to double, pass" and result.take_less_no_double_ci95 == (2.0, 2.0)
     with pytest.raises(ValueError, match="no cube action"):
         cube_rollout(PipEvaluator(), board, Cube(2, "opponent"), games=36)
+
+
+def test_cubeful_rollouts_at_a_match_score_value_the_match():
+    """Issue 30: the cube at a match score. A sure gammon at 3-away/5-away: no double wins 2 points (to 1-away),
+    double/take 4 (the match); too good to double. In the Crawford game nobody doubles."""
+    from gammon.engine.cube.match import to_emg
+    from gammon.engine.cube.state import Cube
+    from gammon.engine.play.rollout import cube_rollout, cubeful_rollout
+
+    board = np.zeros(26, dtype=np.int8)
+    board[1] = 1
+    board[19:25] = [-3, -3, -3, -2, -2, -2]
+    cube = Cube(1, "centered", (3, 5))
+    result = cube_rollout(PipEvaluator(), board, cube, games=36, seed=1)
+    assert result.no_double == pytest.approx(float(to_emg(cube.after(2), cube)))
+    assert result.double_take == pytest.approx(float(to_emg(1.0, cube))) and result.double_pass == 1.0
+    assert result.no_double > 1.0 and result.verdict == "Too good to double, pass"
+    crawford = Cube(1, "centered", (1, 4), crawford=True)
+    with pytest.raises(ValueError, match="the Crawford game"):
+        cube_rollout(PipEvaluator(), starting_board(), crawford, games=36)
+    played = cubeful_rollout(PipEvaluator(), starting_board(), crawford, games=72, seed=2)
+    assert played.doubles == 0 and -1.0 <= played.ci95[0] < played.equity < played.ci95[1] <= 2.0

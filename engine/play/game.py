@@ -167,9 +167,11 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
     see the same dice. From the starting position the opening roll decides who starts
     (docs/rules.md): the higher die moves first with both dice; player 0 holds die 0.
 
-    ``start`` plays money games from that board (or one board per slot, (n, 26)) instead,
+    ``start`` plays games from that board (or one board per slot, (n, 26)) instead,
     player 0 on roll before rolling (so it may double first) with the cube ``start_cube``
-    as player 0 sees it, and ``first_dice`` (n, 2) as its roll when given; ``opening``
+    as player 0 sees it; in a match ``start_cube`` also gives the score (its players' away
+    counts and the Crawford game), and each slot plays that one game (``GameResults.scores``
+    then holds the score after it). ``first_dice`` (n, 2) is the first roll when given; ``opening``
     (n,) marks the slots whose next move is a game's first (an opening roll, no cube).
     ``record`` keeps each money game turn by turn. ``stop_after`` ends each game after
     that many turns. ``until_games`` keeps every slot busy: a finished money game starts
@@ -194,8 +196,8 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
     them) decides. ``watch(event)`` hears of
     every :class:`GameEvent` (games starting, moves, cube actions, resignations, results).
     """
-    if (start is not None or record or until_games) and not rules.money:
-        raise GammonError("games from a given position, recorded games and endless slots are money games")
+    if (record or until_games) and not rules.money:
+        raise GammonError("recorded games and endless slots are money games")
     rng = np.random.default_rng(seed)
     table = _Table(players, n, rng, rules, progress, watch, until_games)
     if start is not None:
@@ -254,10 +256,13 @@ class _Table:
         self.openings = self.dice
         self.records: list[GameRecord] | None = None
         self.cube_turns = self.passes = 0
+        self.single_game = False  # a match slot ends with its game (games from a given position)
 
     def set_up(self, start: np.ndarray, start_cube: Cube, first_dice: np.ndarray | None,
                opening: np.ndarray | None) -> None:
-        """Money games from ``start`` instead (see :func:`play`)."""
+        """Games from ``start`` instead (see :func:`play`); in a match, one game at ``start_cube``'s score."""
+        if not self.rules.money:
+            self._set_score(start_cube)
         checkers, size = self.variant.checkers, self.variant.board_size
         self.boards[:] = (validate(start, checkers, size) if np.ndim(start) == 1
                           else validate_batch(start, checkers, size))
@@ -269,6 +274,18 @@ class _Table:
             self.dice = np.asarray(first_dice).copy()
         if opening is not None:  # these slots start a game: the opening roll, nobody may double first
             self.first_move[:] = self.preset[:] = opening
+
+    def _set_score(self, cube: Cube) -> None:
+        """Every slot at the score ``cube`` gives player 0 (on roll), in a match of ``rules.match_length``;
+        the game played from there is the slot's only one (``single_game``)."""
+        length = self.rules.match_length
+        if cube.money or max(cube.away) > length:
+            raise GammonError(f"a match game from a position needs its score within the {length}-point match; "
+                              f"got the cube {cube}")
+        self.scores[:] = (length - cube.my_away, length - cube.opp_away)
+        self.crawford[:] = cube.crawford
+        self.crawford_done[:] = cube.crawford or 1 in cube.away  # a player 1-away, no Crawford game: it was played
+        self.single_game = True
 
     def cubes(self, slots: np.ndarray, side: int) -> list[Cube]:
         """The cube of each slot in ``slots`` as ``side`` sees it."""
@@ -312,7 +329,7 @@ class _Table:
             else:  # the slot plays on
                 self.new_game(slots)
             return
-        over = self.scores[slots].max(axis=1) >= length
+        over = (self.scores[slots].max(axis=1) >= length) | self.single_game
         self.active[slots[over]] = False
         going = slots[~over]
         if len(going) == 0:

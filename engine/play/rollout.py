@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gammon.engine.cube.decisions import no_double_reason
+from gammon.engine.cube.match import to_emg
 from gammon.engine.cube.state import Cube, verdict
 from gammon.engine.errors import GammonError
 from gammon.engine.play.game import Rules, play, play_games
@@ -182,45 +184,56 @@ def cubeful_rollout(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> CubefulRolloutResult:
-    """Money rollout with the cube: both sides double, take and pass by Janowski's model at 0-ply.
+    """Rollout with the cube: both sides double, take and pass by the evaluator at 0-ply (Janowski's model
+    for money, the match equity table at a match score).
 
-    ``cube`` is the money cube as the player on roll sees it (with its Jacoby and beaver rules).
-    Games are played to the end; the first roll is stratified as in :func:`rollout`.
+    ``cube`` is the cube as the player on roll sees it (with its Jacoby and beaver rules in money
+    play, or the match score). Games are played to the end; the first roll is stratified as in
+    :func:`rollout`. The equity is per unit of the cube: money points, or EMG in a match.
     """
     started = time.perf_counter()
-    points, doubles, passes = _cubeful_games(evaluator, board, cube, games, seed, progress)
-    mean, std_error = mean_and_error(points / cube.value)
+    equity, doubles, passes = _cubeful_games(evaluator, board, cube, games, seed, progress)
+    mean, std_error = mean_and_error(equity)
     return CubefulRolloutResult(games, mean, std_error, interval95(mean, std_error), doubles, passes,
                                 time.perf_counter() - started)
 
 
-def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress) -> tuple[np.ndarray, int, int]:
-    """``(points, doubles, passes)``: each money game's points for the player on roll of ``board``, who holds
-    ``cube`` as he sees it; both sides play and double by the evaluator (:func:`cubeful_rollout`).
+def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress,
+                   per: Cube | None = None) -> tuple[np.ndarray, int, int]:
+    """``(equity, doubles, passes)``: each game's result for the player on roll of ``board``, who holds
+    ``cube`` as he sees it, both sides playing and doubling by the evaluator (:func:`cubeful_rollout`):
+    money points per unit of ``per`` (``cube`` by default), or in a match his match winning chance
+    after the game as EMG of ``per``.
 
     The game loop draws the same dice for a slot whatever its game does, so game ``i`` has the
     same dice from the same seed whatever the cube: two cube actions are compared game by game."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
-    if not cube.money:
-        raise GammonError("cubeful rollouts play money games; a match score is not rolled out yet")
+    per = per or cube
     player = EvaluatorPlayer(evaluator, screened=True)
-    rules = Rules(variant=evaluator.variant.name, jacoby=cube.jacoby, beavers=cube.beavers)
-    points, doubles, passes = [], 0, 0
+    variant = evaluator.variant.name
+    rules = (Rules(variant=variant, jacoby=cube.jacoby, beavers=cube.beavers) if cube.money
+             else Rules(variant=variant, match_length=max(cube.away)))
+    equity, doubles, passes = [], 0, 0
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
         result = play((player, player), n, seed=seed * 1_000_003 + first, rules=rules, start=board,
                       start_cube=cube, first_dice=ORDERED_ROLLS[(first + np.arange(n)) % 36])
-        points.append(np.asarray(result.points, dtype=np.float64))
+        if cube.money:
+            equity.append(np.asarray(result.points, dtype=np.float64) / per.value)
+        else:  # the points won in the game, by the score it left, and what they make of the match
+            before = (rules.match_length - cube.my_away, rules.match_length - cube.opp_away)
+            points = (result.scores[:, 0] - before[0]) - (result.scores[:, 1] - before[1])
+            equity.append(to_emg(np.array([cube.after(int(p)) for p in points]), per))
         doubles, passes = doubles + result.cube_turns, passes + result.passes
         if progress:
             progress(n)
-    return np.concatenate(points), doubles, passes
+    return np.concatenate(equity), doubles, passes
 
 
 @dataclass(frozen=True)
 class CubeRollout:
-    """The three cube actions of a money position rolled out with the same dice, per unit of the cube."""
+    """The three cube actions rolled out with the same dice, per unit of the cube (EMG in a match)."""
 
     games: int
     no_double: float
@@ -239,12 +252,13 @@ class CubeRollout:
 
 def cube_rollout(evaluator: ProbabilityEvaluator, board: np.ndarray, cube: Cube, games: int = 1296, seed: int = 0,
                  progress: Callable[[int], None] | None = None) -> CubeRollout:
-    """No double and double/take rolled out for the player on roll (money, ``cube`` as he sees it, his to
-    turn), the same dice in both; double/pass is 1. The verdict in gnubg's words (engine.cube.state.verdict)."""
-    if cube.owner == "opponent":
-        raise GammonError("the opponent owns the cube: the player on roll has no cube action to roll out")
-    no_double = _cubeful_games(evaluator, board, cube, games, seed, progress)[0] / cube.value
-    double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress)[0] / cube.value
+    """No double and double/take rolled out for the player on roll (``cube`` as he sees it: money, or a match
+    score), the same dice in both; double/pass is 1. The verdict in gnubg's words (engine.cube.state.verdict)."""
+    reason = no_double_reason(cube)
+    if reason:
+        raise GammonError(f"no cube action to roll out: {reason}")
+    no_double = _cubeful_games(evaluator, board, cube, games, seed, progress)[0]
+    double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress, per=cube)[0]
     (nd, nd_error), (dt, dt_error) = mean_and_error(no_double), mean_and_error(double_take)
     action, response, words = verdict(nd, dt, 1.0, cube)
     return CubeRollout(games, nd, interval95(nd, nd_error), dt, interval95(dt, dt_error),
