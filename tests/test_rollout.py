@@ -212,3 +212,17 @@ def test_cubeful_rollouts_at_a_match_score_value_the_match():
         cube_rollout(PipEvaluator(), starting_board(), crawford, games=36)
     played = cubeful_rollout(PipEvaluator(), starting_board(), crawford, games=72, seed=2)
     assert played.doubles == 0 and -1.0 <= played.ci95[0] < played.equity < played.ci95[1] <= 2.0
+
+
+def test_variance_reduced_games_take_every_pair_of_first_two_rolls_once_in_1296(monkeypatch):
+    seen = []
+    real = rollout_module._reduced_games
+
+    def spy(evaluator, board, stratified, rng, truncate):
+        seen.append(np.concatenate(stratified, axis=1))
+        return real(evaluator, board, stratified, rng, truncate)
+
+    monkeypatch.setattr(rollout_module, "_reduced_games", spy)
+    rollout(PipEvaluator(), _small_bearoff(), games=1296, seed=0, reduce_variance=True, truncate=1)
+    pairs = np.concatenate(seen)
+    assert len(np.unique(pairs, axis=0)) == 1296

@@ -88,8 +88,9 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
     """``(probs, truncated)``: each game's result (games, 5) for the player on roll of ``board`` (luck taken
     out with ``reduce_variance``), and how many games the truncation stopped.
 
-    Game ``i`` starts with the ``i mod 36``-th ordered roll; the rest of its dice follow from
-    ``seed`` and ``i`` alone in a variance-reduced rollout, the same whatever position is rolled out
+    Game ``i`` starts with the ``i mod 36``-th ordered roll; in a variance-reduced rollout its second
+    roll is the ``(i // 36) mod 36``-th (1,296 games hold every pair of first rolls once) and the rest
+    of its dice follow from ``seed`` and ``i`` alone, the same whatever position is rolled out
     (common random numbers: the plays of one roll compared with the same dice). With ``until``
     the games stop once the 95% half-width on the equity is that or less (see :func:`rollout`)."""
     if games < 2:
@@ -102,7 +103,9 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
         n = min(chunk, games - first)
         first_dice = ORDERED_ROLLS[(first + np.arange(n)) % 36]
         if reduce_variance:
-            probs, cut = _reduced_games(evaluator, board, first_dice, np.random.default_rng([seed, first]), truncate)
+            second_dice = ORDERED_ROLLS[((first + np.arange(n)) // 36) % 36]
+            rng = np.random.default_rng([seed, first])
+            probs, cut = _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate)
         else:
             probs, cut = _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate)
         per_game.append(probs)
@@ -338,9 +341,10 @@ def _played_games(evaluator, board, first_dice, seed, truncate) -> tuple[np.ndar
 MAX_TURNS = 10_000  # a game this long is stuck (no variant's game runs past a few hundred turns)
 
 
-def _reduced_games(evaluator, board, first_dice, rng, truncate) -> tuple[np.ndarray, int]:
+def _reduced_games(evaluator, board, stratified, rng, truncate) -> tuple[np.ndarray, int]:
     """(n, 5) results of games from ``board``, seen by its player on roll, each with the luck of its rolls taken
-    out as gnubg's variance reduction does; and how many games the truncation stopped.
+    out as gnubg's variance reduction does; and how many games the truncation stopped. ``stratified`` holds each
+    game's first two rolls ((n, 2) each: over 1,296 games every pair once, quasi-random dice), ``rng`` the rest.
 
     Before each roll the evaluator finds the best 0-ply play of all 21 rolls (the play the
     rollout makes, among the plays its screen ranks best); the luck of the roll that came is
@@ -351,13 +355,13 @@ def _reduced_games(evaluator, board, first_dice, rng, truncate) -> tuple[np.ndar
     an exact one (a bear-off the databases hold) none is left.
     """
     variant = evaluator.variant
-    n = len(first_dice)
+    n = len(stratified[0])
     result = np.zeros((n, 5))
     current = np.repeat(np.asarray(board)[None], n, axis=0)
     live = np.arange(n)
     swapped = np.zeros(n, dtype=bool)  # the side on roll is the rolled-out board's opponent
-    dice = first_dice
-    for _ in range(truncate or MAX_TURNS):
+    dice = stratified[0]
+    for turn in range(truncate or MAX_TURNS):
         after, best, probs = best_play_of_every_roll(evaluator, current)
         rolled = roll_index(dice)
         chosen = best[np.arange(len(live)), rolled]
@@ -375,7 +379,8 @@ def _reduced_games(evaluator, board, first_dice, rng, truncate) -> tuple[np.ndar
         swapped[live] ^= ~again
         if not len(live):
             return result, 0
-        dice = rng.integers(1, 7, size=(n, 2))[live]  # drawn for every game: game i's dice never depend on others
+        # drawn for every game, so that game i's dice never depend on the others'
+        dice = (stratified[1] if turn == 0 else rng.integers(1, 7, size=(n, 2)))[live]
     estimate = np.asarray(evaluator.probabilities(current), dtype=np.float64)
     result[live] += _seen_by(estimate, swapped[live])
     return result, len(live)
