@@ -2,6 +2,7 @@
 
     python -m gammon.benchmarks.accuracy [--plies 0,1,2] [--model default] [--limit N] [--top 10] [--json]
     python -m gammon.benchmarks.accuracy --plies 2,3 --no-cube --limit 300   # 3-ply moves beside 2-ply
+    python -m gammon.benchmarks.accuracy --plies 2 --levels R1 --no-cube --limit 300   # a rollout level too
 
 Move choice: for each position and roll, the equity GNU Backgammon's 2-ply gives our
 chosen move, subtracted from the equity of its own best move, in thousandths of a point
@@ -38,8 +39,10 @@ from gammon.engine.cube.decisions import cube_decision
 from gammon.engine.cube.money import cube_efficiency
 from gammon.engine.cube.state import Cube
 from gammon.engine.files import atomic_text
+from gammon.engine.play.rollout import rollout_plays
 from gammon.engine.play.stats import mean_ci95
 from gammon.engine.records.formats import board_from_position_id, position_id
+from gammon.engine.review.advice import LEVELS
 from gammon.engine.rules.board import flip
 from gammon.engine.rules.notation import format_move
 from gammon.engine.search.analysis import position_probs, rank_moves
@@ -104,6 +107,24 @@ def choose_moves(net, items, plies: int, progress: bool):
     return chosen, notations, seconds
 
 
+def choose_level_moves(net, items, name: str, progress: bool):
+    """:func:`choose_moves` by a named rollout level (engine.review.advice.LEVELS): the best few plays of the
+    2-ply search rolled out, variance-reduced and truncated, the best by the rollout chosen."""
+    level = LEVELS[name]
+    chosen, notations, seconds = [], [], []
+    for item in tqdm(items, desc=f"moves {name}", disable=not progress, leave=False):
+        board = board_from_position_id(item["position_id"])
+        started = time.perf_counter()
+        moves = rank_moves(net, board, item["dice"], plies=2)[: level.candidates]
+        rolled = rollout_plays(net, np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves]),
+                               level.games, 0, level.truncate, None, True)
+        best = moves[int(np.argmax([r.equity for r in rolled]))]
+        seconds.append(time.perf_counter() - started)
+        chosen.append(position_id(flip(best.board)))
+        notations.append(format_move(board, best.steps))
+    return chosen, notations, seconds
+
+
 def cube_losses(net, items, plies: int, progress: bool) -> dict:
     """Double/no-double and take/pass losses (mp per decision) judged by gnubg's 2-ply figures."""
     double_loss, take_loss = [], []
@@ -131,6 +152,7 @@ def main(argv=None) -> int:
     parser.add_argument("--model", default="default", help="weights file or player name (default: the shipped net)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
     parser.add_argument("--top", type=int, default=10, help="list the N largest move errors per ply (default 10)")
+    parser.add_argument("--levels", default="", help="comma-separated rollout levels to measure too (R1, R2, R3)")
     parser.add_argument("--no-screen", action="store_true", help="search without the model's pruning net")
     parser.add_argument("--no-cube", action="store_true", help="moves only (a deep cube search is the slow part)")
     parser.add_argument("--json", action="store_true")
@@ -145,8 +167,12 @@ def main(argv=None) -> int:
     cache = load_cache()
     report = {"positions": len(items), "model": args.model, "screen": getattr(net, "screen", None) is not None,
               "moves": {}, "cube": {}}
-    for plies in [int(p) for p in args.plies.split(",")]:
-        chosen, notations, seconds = choose_moves(net, items, plies, progress)
+    depths = [int(p) for p in args.plies.split(",") if p] + [name for name in args.levels.split(",") if name]
+    for plies in depths:
+        if isinstance(plies, str):
+            chosen, notations, seconds = choose_level_moves(net, items, plies, progress)
+        else:
+            chosen, notations, seconds = choose_moves(net, items, plies, progress)
         listed = [{m["result_id"]: m["equity"] for m in item["moves_2ply"]} for item in items]
         missing = sorted({rid for rid, known in zip(chosen, listed) if rid not in known and rid not in cache})
         if missing:
@@ -172,7 +198,7 @@ def main(argv=None) -> int:
                 [s for s, i in zip(seconds, items) if i["class"] == "contact"] or [np.nan])),
             "largest": sorted(errors, key=lambda e: -e["loss"])[: args.top],
         }
-        if not args.no_cube:
+        if not args.no_cube and isinstance(plies, int):
             report["cube"][plies] = cube_losses(net, items, plies, progress)
 
     if args.json:
@@ -183,7 +209,8 @@ def main(argv=None) -> int:
     for plies, row in report["moves"].items():
         low, high = row["ci95"] if row["ci95"] else (float("nan"), float("nan"))
         classes = ", ".join(f"{k} {v['mean']:.1f} (n={v['n']})" for k, v in row["by_class"].items())
-        print(f"moves {plies}-ply: {row['mean']:.2f} mp/move [{low:.2f}, {high:.2f}], "
+        depth = plies if isinstance(plies, str) else f"{plies}-ply"
+        print(f"moves {depth}: {row['mean']:.2f} mp/move [{low:.2f}, {high:.2f}], "
               f"same move as gnubg {row['same_as_gnubg']:.1%}, unscored {row['unscored']}; "
               f"median hint {1000 * row['hint_seconds_median']:.0f} ms "
               f"(contact {1000 * row['hint_seconds_median_contact']:.0f} ms)")
