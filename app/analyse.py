@@ -83,6 +83,17 @@ def hint_report(net, position: str, board, state, dice, plies: int, filters=None
             "moves": hint_rows(net, board, state, dice, plies, filters)}
 
 
+def parse_search(text: str) -> tuple[int, int]:
+    """``1:4`` -> (1, 4): the first 4 turns of each rollout game at 1-ply."""
+    try:
+        plies, turns = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a search is PLY:TURNS, e.g. 1:4; got {text!r}") from None
+    if not (1 <= plies <= 2 and turns >= 1):
+        raise argparse.ArgumentTypeError(f"a search's PLY is 1 or 2 and TURNS at least 1; got {text!r}")
+    return plies, turns
+
+
 def parse_filters(text: str) -> dict[int, tuple[int, float]]:
     """``0:8:0.16,2:2:0.04`` -> {0: (8, 0.16), 2: (2, 0.04)} (engine.search.analysis.rank_moves' filters)."""
     filters = {}
@@ -338,6 +349,9 @@ def cmd_rollout(args) -> int:
                           "run in numpy")
     if args.vr and args.cubeful:
         raise GammonError("--vr reduces the variance of cubeless rollouts; drop --cubeful or --vr")
+    if args.search and (args.cubeful or args.device or args.batch or args.vr):
+        raise GammonError("--search plays a plain cubeless rollout of one position in numpy; drop --cubeful, "
+                          "--device, --batch and --vr, or --search")
     if args.until and (args.cubeful or args.device or args.batch):
         raise GammonError("--until stops a cubeless rollout of one position in numpy; drop --cubeful, --device "
                           "and --batch, or --until")
@@ -355,7 +369,7 @@ def cmd_rollout(args) -> int:
             bar.update(result.games)
         else:
             result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate,
-                             progress=bar.update, reduce_variance=args.vr, until=args.until)
+                             progress=bar.update, reduce_variance=args.vr, until=args.until, search=args.search)
     if args.json:
         print(json.dumps({"position": args.position, **result.as_dict()}))
         return 0
@@ -370,7 +384,8 @@ def cmd_rollout(args) -> int:
     print(PROB_HEADER)
     print(prob_row("rollout", result.probs, result.equity))
     kind = (f"truncated at {counted(args.truncate, 'turn')} ({result.truncated} games scored by the net)"
-            if args.truncate else "played to the end") + (", variance-reduced" if args.vr else "")
+            if args.truncate else "played to the end") + (", variance-reduced" if args.vr else "") + \
+        (f", the first {counted(args.search[1], 'turn')} at {args.search[0]}-ply" if args.search else "")
     print(f"\n{result.games} games, {kind}, seed {args.seed}: cubeless equity {result.equity:+.3f} "
           f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); {result.games_per_s:.0f} games/s")
     return 0
@@ -444,6 +459,9 @@ def register(sub) -> None:
     roll = sub.add_parser("rollout", help="roll a position out (cubeless, or --cubeful), the net playing both sides")
     roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
     rollout_options(roll)
+    roll.add_argument("--search", type=parse_search, default=None, metavar="PLY:TURNS",
+                      help="play the first TURNS turns by the PLY-ply search (1 or 2), then 0-ply; plain cubeless "
+                           "rollouts (gnubg's rollouts at a deeper setting)")
     roll.add_argument("--cubeful", action="store_true",
                       help="rollout with the cube: the position's cube, money or its match score")
     roll.add_argument("--device", choices=("cpu", "cuda"), help="cubeless: play the games side by side in torch on "

@@ -226,3 +226,17 @@ def test_variance_reduced_games_take_every_pair_of_first_two_rolls_once_in_1296(
     rollout(PipEvaluator(), _small_bearoff(), games=1296, seed=0, reduce_variance=True, truncate=1)
     pairs = np.concatenate(seen)
     assert len(np.unique(pairs, axis=0)) == 1296
+
+
+def test_a_rollout_can_search_deeper_on_its_first_turns():
+    """Issue 30: search inside the rollout, the first turns at 1-ply, then 0-ply; truncation counts all turns."""
+    a = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, search=(1, 2))
+    b = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, search=(1, 2))
+    plain = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3)
+    assert a.equity == b.equity and a.truncated == 36 and a.equity != plain.equity
+    board = np.zeros(26, dtype=np.int8)
+    board[1] = 1
+    board[19:25] = [-3, -3, -3, -2, -2, -2]
+    assert rollout(PipEvaluator(), board, games=36, search=(1, 3)).equity == 2.0
+    with pytest.raises(ValueError, match="variance reduction plays 0-ply"):
+        rollout(PipEvaluator(), board, games=36, search=(1, 3), reduce_variance=True)

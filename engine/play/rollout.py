@@ -33,7 +33,7 @@ from gammon.engine.play.players import EvaluatorPlayer
 from gammon.engine.play.stats import interval95, mean_and_error
 from gammon.engine.rules.dice import ORDERED_ROLLS, ROLL_WEIGHTS, roll_index
 from gammon.engine.rules.outcomes import cubeless_equity, outcome_probs, result_points, swap_sides
-from gammon.engine.search.analysis import best_play_of_every_roll
+from gammon.engine.search.analysis import best_play_of_every_roll, ply_policy
 from gammon.engine.search.evaluator import ProbabilityEvaluator, evaluator_policy
 
 CHUNK = 36 * 16  # games per batched call
@@ -69,14 +69,18 @@ def rollout(
     progress: Callable[[int], None] | None = None,
     reduce_variance: bool = False,
     until: float | None = None,
+    search: tuple[int, int] | None = None,
 ) -> RolloutResult:
     """Roll ``board`` (player on roll) out ``games`` times; ``progress(n)`` is told of each n games done.
 
     ``reduce_variance`` takes each roll's luck out of every game (:func:`_reduced_games`). With
     ``until``, the stop rule: the rollout ends as soon as the 95% interval's half-width on the
-    equity is ``until`` or less, looked at every :data:`STOP_CHECK` games, or at ``games``."""
+    equity is ``until`` or less, looked at every :data:`STOP_CHECK` games, or at ``games``. ``search``
+    (plies, turns) plays the first turns by a deeper search (:func:`_played_games`; not with variance
+    reduction)."""
     started = time.perf_counter()
-    probs, truncated = rollout_games(evaluator, board, games, seed, truncate, progress, reduce_variance, until)
+    probs, truncated = rollout_games(evaluator, board, games, seed, truncate, progress, reduce_variance, until,
+                                     search)
     mean, std_error = mean_and_error(cubeless_equity(probs))
     return RolloutResult(len(probs), probs.mean(axis=0), mean, std_error, interval95(mean, std_error), truncated,
                          time.perf_counter() - started)
@@ -84,7 +88,8 @@ def rollout(
 
 def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int, seed: int = 0,
                   truncate: int | None = None, progress: Callable[[int], None] | None = None,
-                  reduce_variance: bool = False, until: float | None = None) -> tuple[np.ndarray, int]:
+                  reduce_variance: bool = False, until: float | None = None,
+                  search: tuple[int, int] | None = None) -> tuple[np.ndarray, int]:
     """``(probs, truncated)``: each game's result (games, 5) for the player on roll of ``board`` (luck taken
     out with ``reduce_variance``), and how many games the truncation stopped.
 
@@ -95,6 +100,8 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
     the games stop once the 95% half-width on the equity is that or less (see :func:`rollout`)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
+    if search and reduce_variance:
+        raise GammonError("a deeper search inside the rollout is for plain rollouts; variance reduction plays 0-ply")
     per_game, truncated = [], 0
     chunk = CHUNK if until is None else STOP_CHECK
     for first in range(0, games, chunk):
@@ -107,7 +114,7 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
             rng = np.random.default_rng([seed, first])
             probs, cut = _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate)
         else:
-            probs, cut = _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate)
+            probs, cut = _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate, search)
         per_game.append(probs)
         truncated += cut
         if progress:
@@ -324,18 +331,33 @@ def _half_width(per_game: list[np.ndarray]) -> float:
     return (high - low) / 2
 
 
-def _played_games(evaluator, board, first_dice, seed, truncate) -> tuple[np.ndarray, int]:
+def _played_games(evaluator, board, first_dice, seed, truncate, search=None) -> tuple[np.ndarray, int]:
     """(n, 5) results of games from ``board`` played by the evaluator's 0-ply choices, seen by its player on
-    roll (games the truncation stopped scored by the evaluator), and how many were stopped."""
-    policy = evaluator_policy(evaluator, screened=True)
-    result = play_games((policy, policy), len(first_dice), seed=seed, variant=evaluator.variant.name, start=board,
-                        first_dice=first_dice, stop_after=truncate)
-    probs = outcome_probs(result.points)
-    going = result.points == 0
-    if going.any():
-        estimate = np.asarray(evaluator.probabilities(result.boards[going]), dtype=np.float64)
-        probs[going] = _seen_by(estimate, result.on_roll[going] == 1)
-    return probs, int(going.sum())
+    roll (games the truncation stopped scored by the evaluator), and how many were stopped. ``search``
+    (plies, turns): the first ``turns`` turns are played by the search at ``plies`` instead (each play
+    judged over the opponent's replies, engine.search.analysis.ply_policy), the rest at 0-ply."""
+    variant = evaluator.variant.name
+    boards, swapped, starts = np.asarray(board), np.zeros(len(first_dice), dtype=bool), first_dice
+    probs, live = np.zeros((len(first_dice), 5)), np.arange(len(first_dice))
+    phases = [(ply_policy(evaluator, search[0]), search[1]), (evaluator_policy(evaluator, screened=True), None)] \
+        if search else [(evaluator_policy(evaluator, screened=True), None)]
+    for number, (policy, turns) in enumerate(phases):
+        left = turns if truncate is None else truncate if turns is None else min(turns, truncate)
+        result = play_games((policy, policy), len(live), seed=seed + number, variant=variant, start=boards,
+                            first_dice=starts, stop_after=left)
+        over = result.points != 0
+        probs[live[over]] = _seen_by(outcome_probs(result.points[over]), swapped[live[over]])
+        live, boards = live[~over], result.boards[~over]
+        swapped[live] ^= result.on_roll[~over] == 1
+        starts = None
+        if truncate is not None:
+            truncate -= left
+        if not len(live) or truncate == 0:
+            break
+    if len(live):
+        estimate = np.asarray(evaluator.probabilities(boards), dtype=np.float64)
+        probs[live] = _seen_by(estimate, swapped[live])
+    return probs, len(live)
 
 
 MAX_TURNS = 10_000  # a game this long is stuck (no variant's game runs past a few hundred turns)
