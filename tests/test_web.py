@@ -177,7 +177,7 @@ def test_a_bad_upload_names_the_file_as_uploaded_and_leaves_nothing_behind(clien
     assert broken.status_code == 400
     assert broken.json()["detail"].startswith("mine.mat") and str(tmp_path) not in broken.json()["detail"]
     not_a_match = client.post("/api/analyze", params={"name": "../../etc/passwd"}, content=b"x")
-    assert not_a_match.status_code == 400 and "ends in .mat or .sgf" in not_a_match.json()["detail"]
+    assert not_a_match.status_code == 400 and "ends in .mat, .sgf or .xg" in not_a_match.json()["detail"]
     assert list(tmp_path.iterdir()) == []
 
 
@@ -497,3 +497,13 @@ def test_the_analysis_settings_reach_the_api(client):
     assert "Jacoby on" in jacoby["situation"]
     refused = client.get("/api/cube", params={"position": match, "met": "woolsey"})
     assert refused.status_code == 400 and "unknown match equity table 'woolsey'" in refused.json()["detail"]
+
+
+def test_an_xg_match_uploads_and_is_analysed(client):
+    from test_xg import random_match  # tests/ is on sys.path under pytest
+    from xg_builder import log_records, xg_file
+
+    log = random_match()
+    response = client.post("/api/analyze", params={"name": "m.xg", "ply": 0}, content=xg_file(log_records(log)))
+    assert response.status_code == 200
+    assert [p["name"] for p in response.json()["players"]] == list(log.players)

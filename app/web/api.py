@@ -55,7 +55,7 @@ from gammon.app.web.games import GameTable, NoSuchGame, board_picture
 from gammon.engine.cube.met import DEFAULT_MET, MAX_AWAY, METS, using_met
 from gammon.engine.errors import GammonError
 from gammon.engine.records.formats import MatchState, describe_state, gnubgid, position_id, xgid
-from gammon.engine.records.match_files import MATCH_SUFFIXES, load_match
+from gammon.engine.records.match_files import READ_SUFFIXES, load_match, match_suffix
 from gammon.engine.records.matchlog import MatchFileError
 from gammon.engine.review.match_analysis import analyse
 from gammon.engine.rules.board import BoardError, pip_counts, starting_board
@@ -135,19 +135,18 @@ def position_after(text: str, play: LegalPlay, state: MatchState | None, rules: 
 
 
 def analyse_upload(data: bytes, name: str, evaluator, plies: int, cube: bool) -> dict:
-    """``gammon analyze --json`` of an uploaded .mat or .sgf file, read from a temporary folder that is then removed.
+    """``gammon analyze --json`` of an uploaded .mat, .sgf or .xg file, read from a temporary folder that is then
+    removed.
 
     Messages name the file as it was uploaded, not by its temporary path."""
-    suffix = Path(name).suffix.lower()
-    if suffix not in MATCH_SUFFIXES:
-        raise MatchFileError(f"a match file ends in .mat or .sgf; got {suffix or 'no suffix'}", name)
+    suffix = match_suffix(name, READ_SUFFIXES)
     with tempfile.TemporaryDirectory(prefix="gammon-web-") as folder:
         path = Path(folder) / f"upload{suffix}"
         path.write_bytes(data)
         try:
             return analyse(load_match(path), evaluator, plies, cube=cube).as_dict()
         except MatchFileError as exc:
-            raise MatchFileError(exc.reason, name, exc.game, exc.line) from None
+            raise MatchFileError(exc.reason, name, exc.game, exc.line, exc.unit) from None
 
 
 def create_app(model: str = "default") -> FastAPI:
