@@ -73,13 +73,13 @@ class DistillConfig:
     positions: int = 100_000  # positions collected and labelled
     explore: float = 0.1  # share of moves played at random while collecting
     plies: int = 1  # search depth of the labels
-    epochs: int = 40
-    batch: int = 512
+    epochs: int = 40  # passes over the labelled positions
+    batch: int = 512  # positions per gradient step
     lr: float = 5e-4  # Adam
     holdout: float = 0.1  # share of positions kept out of training to choose the epoch
     split: str = "random"  # how they are chosen: random, or hash (by the position: the same in every generation)
     cosine: bool = False  # learning rate falls from lr to 0 over the epochs (else it stays at lr)
-    seed: int = 1
+    seed: int = 1  # collection, the holdout split and the fit
     threads: int = 1  # torch CPU threads
     device: str = "auto"  # where the nets run (labels and fit): auto (a GPU when present), cpu, cuda
     chunk: int = 500  # positions labelled per step

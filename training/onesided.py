@@ -67,13 +67,13 @@ class OneSidedConfig:
     positions: int = 2_000_000  # self-play positions collected; their races give the sides
     explore: float = 0.1  # share of random moves while collecting (as a distillation generation)
     rivals: float = 0.5  # share of moves whose near-best rival play is kept too
-    seed: int = 31
+    seed: int = 31  # the self-play collected and the fit
     hidden: str = "128x128"  # hidden layer widths
     band: int = 8  # pips per band of the first pass
     band_steps: int = 300  # fitting steps after each band
     passes: int = 3  # passes that label every side again
     pass_steps: int = 6_000  # fitting steps after each pass
-    batch: int = 512
+    batch: int = 512  # sides per fitting step
     lr: float = 1e-3  # Adam
     chunk: int = 300  # sides labelled at a time (their afterstates: about 60 per side and roll)
     holdout: float = 0.05  # share of sides (by hash) never fitted: the log's divergence

@@ -52,11 +52,11 @@ class PruneConfig:
     positions: int = 30_000  # self-play positions on roll
     rolls: int = 4  # random rolls of each whose plays are kept
     explore: float = 0.1  # share of random moves while collecting
-    seed: int = 41
+    seed: int = 41  # the self-play games collected and the rolls drawn
     encoding: str = "tesauro198+race"  # the cheap inputs: no knowledge features to compute
-    hidden: int = 64
-    epochs: int = 10
-    batch: int = 1024
+    hidden: int = 64  # hidden units (one ReLU layer)
+    epochs: int = 10  # passes over the plays
+    batch: int = 1024  # plays per gradient step
     lr: float = 3e-3  # Adam
     holdout: float = 0.1  # share of the positions (the last ones) whose plays are never fitted
     keep: int = 5  # plays the screen keeps per roll, for the held-out survival figure
