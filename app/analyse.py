@@ -83,6 +83,26 @@ def hint_report(net, position: str, board, state, dice, plies: int, filters=None
             "moves": hint_rows(net, board, state, dice, plies, filters)}
 
 
+def rollout_report(net, position: str, board, state, dice, plies: int, top: int, games: int, seed: int = 0,
+                   truncate: int | None = None, vr: bool = False, progress=None) -> dict:
+    """The best ``top`` plays of ``dice`` by the search at ``plies``, rolled out with the same dice, and the
+    rollout's settings (see engine.review.advice.rollout_rows); ``progress(n)`` is told of each n games done."""
+    rows = rollout_rows(net, board, state, dice, plies, top, games, seed, truncate, vr, progress)
+    return {"position": position, "situation": describe_state(state), "dice": list(dice), "games": games,
+            "seed": seed, "truncate": truncate, "variance_reduced": vr, "rollout": rows}
+
+
+# What hint --rollout (and the web board's Roll out) plays when not told: the best 4 plays, 1,296 plain games each.
+ROLLOUT_DEFAULTS = {"top": 4, "games": 1296, "seed": 0, "truncate": None, "vr": False}
+
+
+def level_settings(name: str) -> dict:
+    """The plays, games and truncation a named rollout level sets (engine.review.advice.LEVELS), as
+    :func:`rollout_report` takes them; every level is variance-reduced."""
+    level = LEVELS[name]
+    return {"top": level.candidates, "games": level.games, "truncate": level.truncate, "vr": True}
+
+
 def parse_search(text: str) -> tuple[int, int]:
     """``1:4`` -> (1, 4): the first 4 turns of each rollout game at 1-ply."""
     try:
@@ -232,17 +252,15 @@ def hint_rollout(args, net, board, state) -> int:
         if given:
             raise GammonError(f"--level {args.level} sets the plays, games and truncation of the rollout; "
                               f"drop {', '.join(given)}")
-        level = LEVELS[args.level]
-        args.top, args.games, args.truncate, args.vr = level.candidates, level.games, level.truncate, True
-    dice, top = dice_for(args.dice, state), args.top or 4
+        vars(args).update(level_settings(args.level))
+    dice, top = dice_for(args.dice, state), args.top or ROLLOUT_DEFAULTS["top"]
     with tqdm(total=args.games * top, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
-        rows = rollout_rows(net, board, state, dice, args.ply, top, args.games, args.seed, args.truncate, args.vr,
-                            bar.update)
+        report = rollout_report(net, args.position, board, state, dice, args.ply, top, args.games, args.seed,
+                                args.truncate, args.vr, bar.update)
     if args.json:
-        print(json.dumps({"position": args.position, "situation": describe_state(state), "dice": list(dice),
-                          "games": args.games, "seed": args.seed, "truncate": args.truncate,
-                          "variance_reduced": args.vr, "rollout": rows}))
+        print(json.dumps(report))
         return 0
+    rows = report["rollout"]
     print(draw(board, args.variant))
     print(describe_state(state))
     how = (f"truncated at {counted(args.truncate, 'turn')}" if args.truncate else "played to the end") + \
@@ -259,9 +277,9 @@ def hint_rollout(args, net, board, state) -> int:
 
 def rollout_options_given(args) -> list[str]:
     """The rollout options set away from their defaults (see rollout_options)."""
-    return [name for name, value, default in (("--games", args.games, 1296), ("--truncate", args.truncate, None),
-                                              ("--vr", args.vr, False), ("--seed", args.seed, 0),
-                                              ("--until", args.until, None)) if value != default]
+    defaults = {**ROLLOUT_DEFAULTS, "until": None}
+    return [f"--{name}" for name in ("games", "truncate", "vr", "seed", "until")
+            if getattr(args, name) != defaults[name]]
 
 
 def cmd_cube(args) -> int:
@@ -393,7 +411,8 @@ def cmd_rollout(args) -> int:
 
 def rollout_options(parser) -> None:
     """How games are rolled out: ``gammon rollout`` and ``gammon hint --rollout``."""
-    parser.add_argument("--games", type=at_least(36, 36), default=1296, help="games (a multiple of 36; default 1296)")
+    parser.add_argument("--games", type=at_least(36, 36), default=ROLLOUT_DEFAULTS["games"],
+                        help="games (a multiple of 36; default %(default)s)")
     parser.add_argument("--truncate", type=at_least(1), default=None, help="stop after N turns and score with the net")
     parser.add_argument("--vr", action="store_true",
                         help="variance reduction: take each roll's luck, judged by the net, out of every game "

@@ -7,6 +7,7 @@ import socket
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from gammon.app.cli import main
 from gammon.app.review import SUMMARY_ROWS
 from gammon.app.web import api
 from gammon.app.web.games import GameTable, NoSuchGame
+from gammon.app.web.jobs import JobTable, NoSuchJob, TooManyJobs
+from gammon.engine.errors import GammonError
 from gammon.engine.records.formats import MatchState, gnubgid, parse_position, xgid
 from gammon.engine.rules.board import starting_board
 from gammon.models import players
@@ -164,6 +167,93 @@ def test_bad_input_is_a_4xx_with_a_one_line_reason(client, path, params, status,
     assert response.status_code == status
     detail = response.json()["detail"]
     assert fragment in detail and "\n" not in detail
+
+
+# -- rollouts (issue 30) ----------------------------------------------------------------------------------
+
+TINY_ROLLOUT = {"top": 2, "games": 36, "truncate": 1}  # a second's work, no level: the options spelled out
+
+
+def finished_job(client, params: dict) -> dict:
+    """POST /api/rollouts, then poll the job until it is done; its last answer."""
+    started = client.post("/api/rollouts", params=params)
+    assert started.status_code == 202, started.text
+    job, deadline = started.json(), time.monotonic() + 60
+    while not job["done"]:
+        assert time.monotonic() < deadline, "the rollout did not finish in 60 s"
+        time.sleep(0.1)
+        job = client.get(f"/api/rollouts/{job['id']}").json()
+    return job
+
+
+def test_a_rollout_returns_what_the_cli_prints_with_json_directly_or_as_a_job(client, capsys):
+    params = {"position": OPENING, "dice": "31", "ply": 0, **TINY_ROLLOUT}
+    argv = ["hint", OPENING, "--dice", "31", "--ply", "0", "--rollout", "--top", "2", "--games", "36",
+            "--truncate", "1"]
+    printed = cli_json(capsys, argv)
+    direct = client.get("/api/rollout", params=params)
+    assert direct.status_code == 200 and direct.json() == printed
+    job = finished_job(client, params)
+    assert job["result"] == printed and job["games_done"] == job["games_total"] == 2 * 36
+
+
+def test_a_rollout_jobs_progress_counts_the_plays_the_roll_has(client):
+    """Fevga's first 6-1 has one play: top 4 rolls out one play's games."""
+    job = finished_job(client, {"position": FEVGA_START, "dice": "61", "ply": 0, "variant": "fevga",
+                                **TINY_ROLLOUT, "top": 4})
+    assert job["games_total"] == job["games_done"] == 36 and len(job["result"]["rollout"]) == 1
+
+
+@pytest.mark.parametrize("params, status, fragment", [
+    ({"games": 1332}, 422, "games: Input should be less than or equal to 1296"),
+    ({"games": 40}, 422, "games: Input should be a multiple of 36"),
+    ({"top": 9}, 422, "top: Input should be less than or equal to 8"),
+    ({"level": "R4"}, 422, "level: Input should be 'R1', 'R2' or 'R3'"),
+    ({"level": "R1", "games": 36, "vr": True}, 400, "level R1 sets the plays, games and truncation of the rollout; "
+                                                    "drop games, vr"),
+    ({"dice": "71"}, 400, "dice are two digits 1..6"),
+])
+@pytest.mark.parametrize("method, path", [("GET", "/api/rollout"), ("POST", "/api/rollouts")])
+def test_a_rollout_over_the_bounds_or_badly_asked_is_refused_in_one_line(client, method, path, params, status,
+                                                                          fragment):
+    response = client.request(method, path, params={"position": OPENING, "dice": "31", **params})
+    assert response.status_code == status
+    detail = response.json()["detail"]
+    assert fragment in detail and "\n" not in detail
+
+
+def test_an_unknown_rollout_job_is_a_404(client):
+    response = client.get("/api/rollouts/no-such-job")
+    assert response.status_code == 404 and response.json()["detail"].startswith("no rollout 'no-such-job' here")
+
+
+def test_the_job_table_refuses_a_job_past_its_limit_until_one_finishes_and_then_drops_the_oldest_finished():
+    table = JobTable(limit=2, keep_seconds=60)
+    first, second = table.new(36), table.new(36)
+    with pytest.raises(TooManyJobs, match="2 rollouts are running or waiting; try again when one has finished"):
+        table.new(36)
+    first.run(lambda progress: progress(36) or {"answer": 1})
+    assert first.snapshot() == {"id": first.id, "done": True, "games_done": 36, "games_total": 36,
+                                "result": {"answer": 1}}
+    third = table.new(36)  # in the finished first one's place
+    with pytest.raises(NoSuchJob):
+        table.get(first.id)
+    assert table.get(second.id) is second and table.get(third.id) is third
+
+
+def refusing_work(progress):
+    raise GammonError("the work's own refusal")
+
+
+def test_the_job_table_drops_a_finished_job_after_its_time_and_a_failed_job_raises_its_failure():
+    table = JobTable(limit=4, keep_seconds=0)
+    failed = table.new(36)
+    failed.run(refusing_work)
+    with pytest.raises(GammonError, match="the work's own refusal"):
+        failed.snapshot()
+    table.new(36)
+    with pytest.raises(NoSuchJob):
+        table.get(failed.id)
 
 
 def test_an_upload_over_the_limit_is_refused_before_analysis(client):
@@ -369,7 +459,9 @@ def test_acey_deucey_without_a_net_is_drawn_and_moved_but_analysis_and_games_say
     assert board["pips"] == [375, 375] and ">15 to enter<" in board["svg"]
     reason = "no shipped net for acey-deucey: train one with gammon train --variant acey-deucey"
     refused = [client.get("/api/hint", params={"position": ACEY_START, "dice": "31", "variant": "acey-deucey"}),
-               client.post("/api/games", json={"variant": "acey-deucey"})]
+               client.post("/api/games", json={"variant": "acey-deucey"}),
+               client.post("/api/rollouts", params={"position": ACEY_START, "dice": "31", "variant": "acey-deucey",
+                                                    **TINY_ROLLOUT})]
     for response in refused:
         assert response.status_code == 400 and response.json()["detail"].startswith(reason)
 

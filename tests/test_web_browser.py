@@ -6,7 +6,8 @@ sees the bot answer; it starts Acey-Deucey and Fevga from their own positions an
 hint. Then what a player sees (issue 32): Cube and Evaluate analyse the position on the board, the
 page fits a 1,300 px window, the match summary's labels, the game's buttons before a game, Analyse
 in the match tab, and the bot's double. The tutor (issue 34) stops a blunder and a double far too early,
-and lets the best play and action through; the Study tab deals a player's errors as cards. Its screenshots
+and lets the best play and action through; the Study tab deals a player's errors as cards; Roll out (issue 30)
+draws its progress to 100% and the plays' table. Its screenshots
 of the hint and of the tutor go to a temporary folder, or with GAMMON_PICTURES=1 to docs/web-board.png and
 docs/web-tutor.png, the pictures in the README (so that a test run leaves the checkout as it was).
 """
@@ -139,6 +140,25 @@ def test_a_variant_starts_from_its_own_position_and_its_hints_follow_its_rules(p
     page.click("#hint-button")
     only = page.wait_for_selector("#hints tr.best")  # the first checker runs alone (fevga's first rule)
     assert "24/17" in only.inner_text() and page.locator("#hints tbody tr").count() == 1
+
+
+def test_roll_out_draws_its_progress_to_100_percent_then_the_plays_table(page):
+    """R1 at 0-ply: the best 3 plays of 3-1, 108 games each."""
+    page.click("[data-tab=position]")
+    page.fill("#position", OPENING)
+    page.select_option("#variant", "standard")
+    page.fill("#dice", "31")
+    page.select_option("#ply", "0")
+    assert page.input_value("#level") == "R1"
+    page.click("#rollout-button")
+    page.wait_for_function("document.querySelector('#rollout h3')?.textContent.startsWith('Rolling out')")
+    assert page.is_disabled("#rollout-button")
+    page.wait_for_selector("#rollout table", timeout=60_000)
+    assert "324 of 324 games (100%)" in page.inner_text("#rollout .progress")
+    assert page.eval_on_selector("#rollout progress", "bar => bar.value") == 1
+    assert "8/5 6/5" in page.inner_text("#rollout tr.best") and page.locator("#rollout tbody tr").count() == 3
+    assert "108 games each (truncated at 5 turns, variance-reduced)" in page.inner_text("#rollout h3")
+    assert page.is_enabled("#rollout-button")
 
 
 # -- what a player sees (issue 32) ------------------------------------------------------------------

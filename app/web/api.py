@@ -7,10 +7,11 @@ adds the summary's row labels, ``summary_rows``, as ``gammon analyze`` prints th
 draws a position (and the result of a move, with its steps for the arrows and the ID of the position
 it leads to) with :func:`engine.records.svg.board_svg`; it, eval, hint and cube say in ``situation``
 who is who and which rules are in force (:func:`engine.records.formats.describe_state`).
-``/api/games`` plays against the bot (:mod:`app.web.games`). The interactive API documentation is at
-``/docs``.
+``/api/games`` plays against the bot (:mod:`app.web.games`). ``/api/rollout`` returns what ``gammon hint
+--rollout --json`` prints (:func:`app.analyse.rollout_report`); ``/api/rollouts`` runs the same rollout as a job
+(:mod:`app.web.jobs`) that the page polls for its progress. The interactive API documentation is at ``/docs``.
 
-The analyses (eval, hint, cube, analyze) run on ``ANALYSIS_THREADS`` threads of their own, with one
+The analyses (eval, hint, cube, analyze, the rollouts) run on ``ANALYSIS_THREADS`` threads of their own, with one
 analyst per variant, loaded once: the memory a search used stays with the thread that searched, so
 the server's memory follows those few threads, not the number of requests that came at once; more
 requests wait their turn.
@@ -24,7 +25,9 @@ which hold backgammon's own board only.
 
 A fault in what was sent is a 4xx whose JSON ``detail`` is one line: 400 for a position,
 move, dice or file the engine refuses (:class:`engine.errors.GammonError`), 404 for an
-unknown game, 413 for an upload over ``MAX_UPLOAD_BYTES``, 422 for a parameter out of range.
+unknown game or rollout, 413 for an upload over ``MAX_UPLOAD_BYTES``, 422 for a parameter out of range (a
+rollout of more than ``MAX_ROLLOUT_GAMES`` games or ``MAX_ROLLOUT_PLAYS`` plays among them), 429 for a rollout
+started while ``app.web.jobs.MAX_JOBS`` are still to finish.
 """
 
 from __future__ import annotations
@@ -36,30 +39,42 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request
+import numpy as np
+from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from gammon.app.analyse import cube_report, eval_report, hint_report, moves_report, position_in_variant
+from gammon.app.analyse import (
+    ROLLOUT_DEFAULTS,
+    cube_report,
+    eval_report,
+    hint_report,
+    level_settings,
+    moves_report,
+    position_in_variant,
+    rollout_report,
+)
 from gammon.app.arguments import dice_for, parse_dice, with_rules
 from gammon.app.race import race_report
 from gammon.app.review import SUMMARY_ROWS
 from gammon.app.terminal import MAX_MOVE_CHARS
 from gammon.app.web.games import GameTable, NoSuchGame, board_picture
+from gammon.app.web.jobs import JobTable, NoSuchJob, TooManyJobs
 from gammon.engine.cube.met import DEFAULT_MET, MAX_AWAY, METS, using_met
 from gammon.engine.errors import GammonError
 from gammon.engine.records.formats import MatchState, describe_state, gnubgid, position_id, xgid
 from gammon.engine.records.match_files import READ_SUFFIXES, load_match, match_suffix
 from gammon.engine.records.matchlog import MatchFileError
+from gammon.engine.review.advice import LEVELS
 from gammon.engine.review.match_analysis import analyse
 from gammon.engine.rules.board import BoardError, pip_counts, starting_board
-from gammon.engine.rules.notation import OFF_BOARD, LegalPlay, find_play, play_steps
+from gammon.engine.rules.notation import OFF_BOARD, LegalPlay, find_play, legal_plays, play_steps
 from gammon.engine.rules.variants import Variant, variant_named
 from gammon.models.players import shared_analyst
 from gammon.options import MATCH_PLY, MAX_PLY, POSITION_PLY, VARIANT_CHOICES
@@ -69,6 +84,11 @@ MAX_UPLOAD_BYTES = 1 << 20  # match files are tens of KiB; the limit keeps a str
 # Analyses at once. Each holds tens of MB of search arrays, which the allocator keeps for the thread that
 # made them: four 3-ply requests at a time on the request threads grew the server for good (issue 32 row 14).
 ANALYSIS_THREADS = 2
+# One rollout's cost: R3's games (the command line's default) for each of at most 8 plays, about what a person
+# compares. At worst (variance-reduced, played to the end) that holds an analysis thread for about a quarter of
+# an hour; unbounded, one request could hold it for hours.
+MAX_ROLLOUT_GAMES = 1296
+MAX_ROLLOUT_PLAYS = 8
 
 VariantName = Literal[tuple(VARIANT_CHOICES)]
 PositionText = Annotated[str, Query(max_length=200, description="Position ID, PositionID:MatchID or XGID")]
@@ -76,6 +96,15 @@ DiceText = Annotated[str | None, Query(max_length=10, description="the roll, e.g
 Ply = Annotated[int, Query(ge=0, le=MAX_PLY, description="search depth")]
 MetName = Annotated[str, Query(max_length=40, description=f"match play: the match equity table ({', '.join(METS)})")]
 MoneyRule = Annotated[bool | None, Query(description="money play: on or off (default: as the position says)")]
+LevelName = Annotated[Literal[tuple(LEVELS)] | None, Query(description="a named rollout level: " + "; ".join(
+    f"{name}: the best {level.candidates} plays, {level.games} games, {level.truncate} turns, variance-reduced"
+    for name, level in LEVELS.items()) + "; it sets top, games, truncate and vr")]
+RolloutPlays = Annotated[int | None, Query(ge=1, le=MAX_ROLLOUT_PLAYS, description="plays to roll out (default 4)")]
+RolloutGames = Annotated[int | None, Query(ge=36, le=MAX_ROLLOUT_GAMES, multiple_of=36,
+                                           description="games a play, a multiple of 36 (default 1296)")]
+Truncation = Annotated[int | None, Query(ge=1, description="stop after N turns and score with the net")]
+VarianceReduced = Annotated[bool | None, Query(description="variance reduction (default off)")]
+Seed = Annotated[int | None, Query(ge=0, description="dice seed (default 0)")]
 
 
 class NewGame(BaseModel):
@@ -121,6 +150,43 @@ async def read_upload(request: Request) -> bytes:
     return bytes(data)
 
 
+@dataclass(frozen=True)
+class RolloutAsked:
+    """A rollout asked for, read and checked: the position, the roll, the search that picks the plays, and
+    :func:`app.analyse.rollout_report`'s ``settings`` (top, games, seed, truncate, vr)."""
+
+    position: str
+    board: np.ndarray
+    state: MatchState | None
+    dice: tuple[int, int]
+    plies: int
+    variant: str
+    met: str
+    settings: dict
+
+    def games_total(self) -> int:
+        """Every game of every play rolled out (a roll may have fewer plays than ``top``): the progress's end."""
+        plays = len(legal_plays(self.board, self.dice, self.variant))
+        return self.settings["games"] * min(self.settings["top"], plays)
+
+
+def rollout_asked(position: PositionText, dice: DiceText = None, ply: Ply = POSITION_PLY,
+                  variant: VariantName = "standard", level: LevelName = None, top: RolloutPlays = None,
+                  games: RolloutGames = None, truncate: Truncation = None, vr: VarianceReduced = None,
+                  seed: Seed = None, met: MetName = DEFAULT_MET, jacoby: MoneyRule = None,
+                  beavers: MoneyRule = None) -> RolloutAsked:
+    """``gammon hint --rollout``'s arguments as the query gives them, or ``--level``'s (which takes no others)."""
+    given = {name: value for name, value in (("top", top), ("games", games), ("truncate", truncate), ("vr", vr),
+                                             ("seed", seed)) if value is not None}
+    if level and given:
+        raise GammonError(f"level {level} sets the plays, games and truncation of the rollout; "
+                          f"drop {', '.join(given)}")
+    settings = {**ROLLOUT_DEFAULTS, **(level_settings(level) if level else given)}
+    board, state = position_in_variant(position, variant)
+    return RolloutAsked(position, board, with_rules(state, jacoby, beavers), dice_for(roll(dice), state), ply,
+                        variant, met, settings)
+
+
 def position_after(text: str, play: LegalPlay, state: MatchState | None, rules: Variant) -> str:
     """The ID of the position ``play`` leads to, from the side to roll next (the opponent, or the mover again
     after a wild roll), written as ``text`` was: a Position ID, a GNUbgID, or an XGID (which alone keeps beavers
@@ -152,6 +218,7 @@ def analyse_upload(data: bytes, name: str, evaluator, plies: int, cube: bool) ->
 def create_app(model: str = "default") -> FastAPI:
     """The web board's application; ``model`` is a player name or weights file, as ``--model`` takes."""
     games = GameTable()
+    rollouts = JobTable()
     analyses = ThreadPoolExecutor(ANALYSIS_THREADS, thread_name_prefix="gammon-analysis")
     loading = threading.Lock()
 
@@ -180,8 +247,13 @@ def create_app(model: str = "default") -> FastAPI:
         return queued
 
     @app.exception_handler(NoSuchGame)
-    async def unknown_game(request: Request, exc: NoSuchGame) -> JSONResponse:
+    @app.exception_handler(NoSuchJob)
+    async def unknown(request: Request, exc: GammonError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(TooManyJobs)
+    async def busy(request: Request, exc: TooManyJobs) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=429)
 
     @app.exception_handler(GammonError)
     async def refused(request: Request, exc: GammonError) -> JSONResponse:
@@ -254,6 +326,33 @@ def create_app(model: str = "default") -> FastAPI:
         with using_met(met):
             return hint_report(analyst(variant), position, board, with_rules(state, jacoby, beavers),
                                dice_for(roll(dice), state), ply)
+
+    def rolled_out(asked: RolloutAsked, progress=None) -> dict:
+        with using_met(asked.met):
+            return rollout_report(analyst(asked.variant), asked.position, asked.board, asked.state, asked.dice,
+                                  asked.plies, **asked.settings, progress=progress)
+
+    @app.get("/api/rollout")
+    @on_analysis_thread
+    def rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
+        """The best plays of the roll by the search at ``ply``, rolled out with the same dice (cubeless), each
+        against the best game by game: ``gammon hint --rollout --json``, or with ``level``, ``--level``'s."""
+        return rolled_out(asked)
+
+    @app.post("/api/rollouts", status_code=202)
+    def start_rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
+        """``/api/rollout``'s rollout as a job, answered at once: its ``id``, ``done``, ``games_done`` and
+        ``games_total``; ``GET /api/rollouts/{id}`` follows it to its ``result``."""
+        analyst(asked.variant)  # a variant without a net is refused now, not at the page's first poll
+        job = rollouts.new(asked.games_total())
+        analyses.submit(job.run, functools.partial(rolled_out, asked))
+        return job.snapshot()
+
+    @app.get("/api/rollouts/{job_id}")
+    def rollout_job(job_id: str):
+        """A rollout job as it stands: games done of games in all, and once ``done``, the ``result``, what
+        ``/api/rollout`` answers. A finished job is kept a few minutes."""
+        return rollouts.get(job_id).snapshot()
 
     @app.get("/api/cube")
     @on_analysis_thread

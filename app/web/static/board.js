@@ -172,8 +172,9 @@ function openTab(name) {
 // -- the position tab: board, hints, cube, evaluation ------------------------------------------
 
 // The position typed (and its variant), and the one the board shows, which Cube and Evaluate analyse: the
-// same, or, once a hint's play is clicked, the position that play leads to (``play`` then names it).
-const analysis = { position: "", variant: "standard", shown: "", play: null };
+// same, or, once a hint's play is clicked, the position that play leads to (``play`` then names it). ``rollout``
+// is the id of the rollout job whose progress the page draws; another position shown stops the drawing.
+const analysis = { position: "", variant: "standard", shown: "", play: null, rollout: null };
 
 function positionParams() {
   return { position: analysis.position, variant: analysis.variant };
@@ -183,7 +184,8 @@ function positionParams() {
 const boardSummary = (board) => `Pips: X ${board.pips[0]}, O ${board.pips[1]}. ${board.situation}.`;
 
 function clearResults() {
-  for (const id of ["hints", "cube-advice", "evaluation", "race"]) $(id).replaceChildren();
+  for (const id of ["hints", "rollout", "cube-advice", "evaluation", "race"]) $(id).replaceChildren();
+  analysis.rollout = null;
 }
 
 async function drawTypedPosition() {
@@ -246,6 +248,60 @@ async function showHints() {
   const heading = make("h3", {}, `${rollText(hint.dice)} to play: ${hint.moves.length} legal play(s), `
     + "cubeful equity after the move (EMG in a match); click one to see it");
   $("hints").replaceChildren(heading, table(["#", "Move", "Ply", "Equity", "Diff", ...PROBABILITIES], rows));
+}
+
+// -- rollouts: the hint's best plays rolled out on the server as a job, its progress polled ------------------
+
+const POLL_MS = 500;
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The progress bar and its words, drawn afresh for each poll's answer.
+function rolloutProgress(job) {
+  const share = job.games_total ? job.games_done / job.games_total : 1;
+  return make("p", { class: "progress" }, make("progress", { max: 1, value: share }),
+    `${job.games_done} of ${job.games_total} games (${Math.round(100 * share)}%)`);
+}
+
+// The plays rolled out, best first: equity and the difference to the best, each with its 95% half-width.
+function rolloutTable(report, ply) {
+  const half = ([low, high]) => "± " + ((high - low) / 2).toFixed(3);
+  const rows = report.rollout.map((row, i) => ({
+    className: i === 0 ? "best" : "",
+    cells: [String(i + 1), row.move || "(no move)", signed(row.equity), half(row.ci95),
+      i === 0 ? "" : signed(row.diff), i === 0 ? "" : half(row.diff_ci95)],
+  }));
+  const how = (report.truncate ? `truncated at ${report.truncate} turns` : "played to the end")
+    + (report.variance_reduced ? ", variance-reduced" : "");
+  const heading = make("h3", {}, `${rollText(report.dice)}: the best ${rows.length} play(s) at ${ply}-ply `
+    + `rolled out, ${report.games} games each (${how}); cubeless equity for the mover, and to the best `
+    + "game by game, with 95% intervals");
+  return [heading, table(["#", "Move", "Equity", "± 95%", "To best", "± 95%"], rows)];
+}
+
+// The rollout as it stands: its progress, and once done, its table.
+function drawRollout(job, params) {
+  const [heading, ...done] = job.done ? rolloutTable(job.result, params.ply)
+    : [make("h3", {}, `Rolling out the best plays at ${params.ply}-ply (${params.level})…`)];
+  $("rollout").replaceChildren(heading, rolloutProgress(job), ...done);
+}
+
+async function rollOut() {
+  const params = { ...await typedPosition(), dice: $("dice").value.trim(), ply: $("ply").value,
+    level: $("level").value };
+  $("rollout-button").disabled = true; // one rollout at a time from this page: each holds an analysis thread
+  try {
+    let job = await request(`/api/rollouts?${query(params)}`, { method: "POST" });
+    analysis.rollout = job.id;
+    while (analysis.rollout === job.id) { // another position shown stops the drawing (the server's job ends alone)
+      drawRollout(job, params);
+      if (job.done) break;
+      await pause(POLL_MS);
+      job = await get(`/api/rollouts/${job.id}`, {});
+    }
+  } finally {
+    $("rollout-button").disabled = false;
+  }
 }
 
 async function showCube() {
@@ -633,6 +689,7 @@ function wire() {
   onSubmit("position-form", "position-message", showPosition);
   onClick("start-button", "position-message", showStartingPosition);
   onSubmit("analysis-form", "position-message", showHints);
+  onClick("rollout-button", "position-message", rollOut);
   onClick("cube-button", "position-message", showCube);
   onClick("eval-button", "position-message", showEvaluation);
   onClick("race-button", "position-message", showRace);
