@@ -226,6 +226,15 @@ def test_variance_reduced_games_take_every_pair_of_first_two_rolls_once_in_1296(
     rollout(PipEvaluator(), _small_bearoff(), games=1296, seed=0, reduce_variance=True, truncate=1)
     pairs = np.concatenate(seen)
     assert len(np.unique(pairs, axis=0)) == 1296
+    # a Latin square: every 36 games hold every second roll too, so short rollouts (the levels) are not skewed
+    assert all(len(np.unique(block[:, 2:], axis=0)) == 36 for block in pairs.reshape(36, 36, 4))
+
+
+def test_rollout_settings_are_checked_in_the_engine_too():
+    for settings, fault in (({"truncate": 0}, "1 turn or more"), ({"search": (3, 2)}, "1- or 2-ply"),
+                            ({"search": (1, 0)}, "1- or 2-ply")):
+        with pytest.raises(ValueError, match=fault):
+            rollout(PipEvaluator(), starting_board(), games=36, **settings)
 
 
 def test_a_rollout_can_search_deeper_on_its_first_turns():
@@ -240,3 +249,11 @@ def test_a_rollout_can_search_deeper_on_its_first_turns():
     assert rollout(PipEvaluator(), board, games=36, search=(1, 3)).equity == 2.0
     with pytest.raises(ValueError, match="variance reduction plays 0-ply"):
         rollout(PipEvaluator(), board, games=36, search=(1, 3), reduce_variance=True)
+
+
+def test_variance_reduction_is_refused_where_a_roll_has_thousands_of_plays():
+    from gammon.models.players import load_analyst
+
+    acey = load_analyst("default", variant="acey-deucey")
+    with pytest.raises(ValueError, match="not in this variant"):
+        rollout(acey, acey.variant.starting_board(), games=36, reduce_variance=True)

@@ -94,12 +94,21 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
     out with ``reduce_variance``), and how many games the truncation stopped.
 
     Game ``i`` starts with the ``i mod 36``-th ordered roll; in a variance-reduced rollout its second
-    roll is the ``(i // 36) mod 36``-th (1,296 games hold every pair of first rolls once) and the rest
-    of its dice follow from ``seed`` and ``i`` alone, the same whatever position is rolled out
-    (common random numbers: the plays of one roll compared with the same dice). With ``until``
-    the games stop once the 95% half-width on the equity is that or less (see :func:`rollout`)."""
+    roll is the ``(i mod 36 + i // 36) mod 36``-th, a Latin square: every 36 games hold every second
+    roll once, and 1,296 games every pair of first two rolls once. The rest of its dice come from
+    ``seed`` and the chunk of games it is played in, the same whatever position is rolled out with
+    the same games and stop rule (common random numbers: the plays of one roll compared with the
+    same dice). With ``until`` the games stop once the 95% half-width on the equity is that or
+    less (see :func:`rollout`)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
+    if truncate is not None and truncate < 1:
+        raise GammonError(f"a rollout truncates after 1 turn or more; got {truncate}")
+    if search and not (search[0] in (1, 2) and search[1] >= 1):
+        raise GammonError(f"a search inside the rollout is 1- or 2-ply for 1 turn or more; got {search}")
+    if reduce_variance and evaluator.variant.wild_roll is not None:
+        raise GammonError(f"variance reduction judges every play of all 21 rolls, and a {evaluator.variant.name} "
+                          "1-2 has thousands: not in this variant")
     if search and reduce_variance:
         raise GammonError("a deeper search inside the rollout is for plain rollouts; variance reduction plays 0-ply")
     per_game, truncated = [], 0
@@ -108,9 +117,10 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
         if until is not None and first and _half_width(per_game) <= until:
             break
         n = min(chunk, games - first)
-        first_dice = ORDERED_ROLLS[(first + np.arange(n)) % 36]
+        games_at = first + np.arange(n)  # the games' numbers
+        first_dice = ORDERED_ROLLS[games_at % 36]
         if reduce_variance:
-            second_dice = ORDERED_ROLLS[((first + np.arange(n)) // 36) % 36]
+            second_dice = ORDERED_ROLLS[(games_at % 36 + games_at // 36) % 36]
             rng = np.random.default_rng([seed, first])
             probs, cut = _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate)
         else:
@@ -366,7 +376,7 @@ MAX_TURNS = 10_000  # a game this long is stuck (no variant's game runs past a f
 def _reduced_games(evaluator, board, stratified, rng, truncate) -> tuple[np.ndarray, int]:
     """(n, 5) results of games from ``board``, seen by its player on roll, each with the luck of its rolls taken
     out as gnubg's variance reduction does; and how many games the truncation stopped. ``stratified`` holds each
-    game's first two rolls ((n, 2) each: over 1,296 games every pair once, quasi-random dice), ``rng`` the rest.
+    game's first two rolls ((n, 2) each, quasi-random: see :func:`rollout_games`), ``rng`` the rest.
 
     Before each roll the evaluator finds the best 0-ply play of all 21 rolls (the play the
     rollout makes, among the plays its screen ranks best); the luck of the roll that came is

@@ -399,7 +399,9 @@ def _why_illegal(board: np.ndarray, dice: tuple[int, int], segments, plays, text
         reason = unmade
     else:
         used = max(int((p.steps[:, 0] > 0).sum()) for p in plays)
-        typed = sum(_dice_for(min(start, MOVER_BAR) - end, dice) or 1 for start, end in segments)
+        # a wild roll's double is any the player names: its steps cannot be told from the roll's two dice
+        typed = used if variant.is_wild(np.array(dice)) else \
+            sum(_dice_for(min(start, MOVER_BAR) - end, dice) or 1 for start, end in segments)
         reason = (f"it plays {typed} of the dice, but {used} can be played here, and as many as possible must be"
                   if typed < used else
                   "only one die can be played here, and the larger one must be played when it can"
