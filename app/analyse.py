@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 from tqdm import tqdm
 
@@ -79,16 +80,22 @@ def eval_report(net, position: str, board, state, plies: int) -> dict:
 
 def hint_report(net, position: str, board, state, dice, plies: int, filters=None) -> dict:
     """Every legal play of ``dice``, best first (see engine.review.advice.hint_rows)."""
-    return {"position": position, "situation": describe_state(state), "dice": list(dice),
+    return {"position": position, "situation": describe_state(with_roll(state, dice)), "dice": list(dice),
             "moves": hint_rows(net, board, state, dice, plies, filters)}
 
 
+def with_roll(state, dice):
+    """``state`` with the roll asked about (``--dice``), not the one its ID holds: what the situation line says."""
+    return replace(state, dice=tuple(dice)) if state is not None and not state.doubled else state
+
+
 def rollout_report(net, position: str, board, state, dice, plies: int, top: int, games: int, seed: int = 0,
-                   truncate: int | None = None, vr: bool = False, progress=None) -> dict:
+                   truncate: int | None = None, vr: bool = False, progress=None, filters=None) -> dict:
     """The best ``top`` plays of ``dice`` by the search at ``plies``, rolled out with the same dice, and the
     rollout's settings (see engine.review.advice.rollout_rows); ``progress(n)`` is told of each n games done."""
-    rows = rollout_rows(net, board, state, dice, plies, top, games, seed, truncate, vr, progress)
-    return {"position": position, "situation": describe_state(state), "dice": list(dice), "games": games,
+    rows = rollout_rows(net, board, state, dice, plies, top, games, seed, truncate, vr, progress, filters)
+    return {"position": position, "situation": describe_state(with_roll(state, dice)), "dice": list(dice),
+            "games": games,
             "seed": seed, "truncate": truncate, "variance_reduced": vr, "rollout": rows}
 
 
@@ -217,6 +224,9 @@ def cmd_hint(args) -> int:
     if rollout_options_given(args) and not (args.rollout or args.level):
         raise GammonError(f"{', '.join(rollout_options_given(args))}: rollout options; add --rollout, "
                           "or drop them (a hint searches)")
+    if args.batch and (args.rollout or args.level):
+        raise GammonError("--rollout and --level roll out one position's plays; a batch line is searched "
+                          "(gammon rollout --batch rolls positions out)")
     if is_batch(args):
         return _run_batch(args, batch_hint)
     board, state = position_in_variant(need_position(args), args.variant)
@@ -231,7 +241,7 @@ def cmd_hint(args) -> int:
         return 0
     dice, rows = report["dice"], report["moves"]
     print(draw(board, args.variant))
-    print(describe_state(state))
+    print(report["situation"])
     print(f"\n{dice[0]}-{dice[1]} to play; {len(rows)} legal play(s), cubeful equity after the move (EMG in a match):")
     print(f"{'#':>3}  {'depth':<6} {'move':<26} {'equity':>7} {'(to best)':>9}")
     print(f"{'':>12}{'Win':>5}  {'W(g)':>5}  {'W(bg)':>5}  {'L(g)':>5}  {'L(bg)':>5}")
@@ -256,13 +266,13 @@ def hint_rollout(args, net, board, state) -> int:
     dice, top = dice_for(args.dice, state), args.top or ROLLOUT_DEFAULTS["top"]
     with tqdm(total=args.games * top, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         report = rollout_report(net, args.position, board, state, dice, args.ply, top, args.games, args.seed,
-                                args.truncate, args.vr, bar.update)
+                                args.truncate, args.vr, bar.update, args.filters)
     if args.json:
         print(json.dumps(report))
         return 0
     rows = report["rollout"]
     print(draw(board, args.variant))
-    print(describe_state(state))
+    print(report["situation"])
     how = (f"truncated at {counted(args.truncate, 'turn')}" if args.truncate else "played to the end") + \
         (", variance-reduced" if args.vr else "")
     print(f"\n{dice[0]}-{dice[1]}: the best {len(rows)} plays at {args.ply}-ply rolled out, {args.games} games each "
@@ -287,6 +297,8 @@ def cmd_cube(args) -> int:
 
     if rollout_options_given(args) and not args.rollout:
         raise GammonError(f"{', '.join(rollout_options_given(args))}: rollout options; add --rollout, or drop them")
+    if args.batch and args.rollout:
+        raise GammonError("--rollout rolls out one position's cube actions; a batch line is searched")
     if is_batch(args):
         return _run_batch(args, batch_cube)
     board, state = position_in_variant(need_position(args), args.variant)
@@ -343,6 +355,8 @@ def cube_rollout_report(args, net, board, state) -> int:
     print(f"Double/take less no double, game by game: {result.double_take - result.no_double:+.3f} "
           f"({low:+.3f} .. {high:+.3f})")
     print(f"Proper cube action: {result.verdict}")
+    if state is not None and state.doubled:  # the double is made: what matters now is O's answer
+        print(f"X has doubled to {2 * state.cube}; O's proper answer: {result.response}")
     return 0
 
 
@@ -367,6 +381,8 @@ def cmd_rollout(args) -> int:
                           "run in numpy")
     if args.vr and args.cubeful:
         raise GammonError("--vr reduces the variance of cubeless rollouts; drop --cubeful or --vr")
+    if args.cubeful and args.truncate:
+        raise GammonError("--cubeful games are played to the end; drop --truncate")
     if args.search and (args.cubeful or args.device or args.batch or args.vr):
         raise GammonError("--search plays a plain cubeless rollout of one position in numpy; drop --cubeful, "
                           "--device, --batch and --vr, or --search")

@@ -425,3 +425,18 @@ def test_the_money_rules_and_the_match_equity_table_are_settings_that_change_ans
     assert json.loads(capsys.readouterr().out)["no_double"] == plain["no_double"]
     assert main(["cube", match, "--ply", "0", "--jacoby"]) == 2
     assert "--jacoby: money rules; this position is a 7-point match" in capsys.readouterr().err
+
+
+def test_rollouts_refuse_what_they_would_drop_or_misjudge(capsys, tmp_path):
+    """Review of issue 30: --rollout/--level beside --batch were dropped; a match score was rolled out as money."""
+    batch = tmp_path / "in.jsonl"
+    batch.write_text(json.dumps({"id": "a", "position_id": "4HPwATDgc/ABMA", "dice": [3, 1]}) + "\n")
+    for argv in (["hint", "--batch", str(batch), "--out", str(tmp_path / "o.jsonl"), "--level", "R1"],
+                 ["cube", "--batch", str(batch), "--out", str(tmp_path / "o.jsonl"), "--rollout"],
+                 ["hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:2:3:0:7:10", "--rollout", "--games", "36"],
+                 ["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "3"]):
+        assert main(argv) == 2, argv
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert main(["hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "--dice", "66", "--ply", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "X rolled 6-6" in out and "6-6 to play" in out  # the roll asked about, not the ID's 3-1

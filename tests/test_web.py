@@ -106,8 +106,9 @@ OWNED_CUBE = gnubgid(starting_board(), MatchState(cube=2, cube_owner=0, on_roll=
 def test_each_position_says_who_is_who_and_the_rules_in_force(client, operation, params):
     """Issue 32, what a player sees: the rules in force and who is who, in one line beside each answer."""
     owned = client.get(f"/api/{operation}", params={"position": OWNED_CUBE, **params}).json()
+    rolled = "; X rolled 3-1" if operation == "hint" else ""  # a hint's line has the roll it was asked about
     assert owned["situation"] == ("X is player 1, on roll; O is player 0; cube 2, owned by O; "
-                                  "money: Jacoby on, beavers off")
+                                  "money: Jacoby on, beavers off" + rolled)
     bare = client.get(f"/api/{operation}", params={"position": "4HPwATDgc/ABMA", **params}).json()
     assert bare["situation"] == "X on roll; cube 1, centered; money: Jacoby off, beavers off (a Position ID alone)"
 
@@ -254,6 +255,40 @@ def test_the_job_table_drops_a_finished_job_after_its_time_and_a_failed_job_rais
     table.new(36)
     with pytest.raises(NoSuchJob):
         table.get(failed.id)
+
+
+def test_a_rollout_stops_when_nobody_follows_it_or_the_server_stops(monkeypatch):
+    """Review of issue 30: rollouts nobody polled any more, or running when the server stopped, ran on."""
+    from gammon.app.web import jobs
+
+    table = JobTable()
+    followed, unfollowed = table.new(72), table.new(72, polled=False)
+    monkeypatch.setattr(jobs, "ABANDONED_SECONDS", -1.0)  # every polled job is now overdue
+    followed.run(lambda progress: progress(36) or {"answer": 1})
+    with pytest.raises(jobs.JobStopped, match="nobody asked for this rollout"):
+        followed.snapshot()
+    unfollowed.run(lambda progress: progress(36) or {"answer": 2})  # a request waits for it: never given up
+    assert unfollowed.snapshot()["result"] == {"answer": 2}
+    table.stopping.set()
+    stopped = table.new(72, polled=False)
+    stopped.run(lambda progress: progress(36) or {"answer": 3})
+    with pytest.raises(jobs.JobStopped, match="the server is stopping"):
+        stopped.snapshot()
+
+
+def test_rollouts_run_on_a_thread_of_their_own(client, monkeypatch):
+    """Review of issue 30: rollouts shared the two analysis threads, so hints and cube answers waited behind them."""
+    seen = []
+    real = api.rollout_report
+
+    def spy(*args, **kwargs):
+        seen.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "rollout_report", spy)
+    answer = client.get("/api/rollout", params={"position": "4HPwATDgc/ABMA", "dice": "31", "ply": 0, "top": 2,
+                                                "games": 36, "truncate": 1})
+    assert answer.status_code == 200 and seen and all(name.startswith("gammon-rollout") for name in seen)
 
 
 def test_an_upload_over_the_limit_is_refused_before_analysis(client):

@@ -50,7 +50,8 @@ def cmd_web(args) -> int:
               f"can reach port {port} can use this server", file=sys.stderr, flush=True)
     shown = f"[{host}]" if ":" in host else host
     print(f"gammon web board on http://{shown}:{port}/ (API documentation at /docs); Ctrl-C stops it", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    # A stop waits at most 5 s for requests in flight: a rollout stops at its next progress report.
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5))
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

@@ -220,13 +220,17 @@ def create_app(model: str = "default") -> FastAPI:
     games = GameTable()
     rollouts = JobTable()
     analyses = ThreadPoolExecutor(ANALYSIS_THREADS, thread_name_prefix="gammon-analysis")
+    # Rollouts take seconds to minutes: a thread of their own, so that hints and cube answers never wait behind them.
+    rolling = ThreadPoolExecutor(1, thread_name_prefix="gammon-rollout")
     loading = threading.Lock()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
         games.end_all()  # the server stops: so do the games' threads
+        rollouts.stopping.set()  # and the rollouts, at their next progress report
         analyses.shutdown(wait=False, cancel_futures=True)
+        rolling.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title="gammon", summary="Backgammon analysis: positions, hints, cube decisions, matches, games",
                   lifespan=lifespan)
@@ -333,11 +337,13 @@ def create_app(model: str = "default") -> FastAPI:
                                   asked.plies, **asked.settings, progress=progress)
 
     @app.get("/api/rollout")
-    @on_analysis_thread
-    def rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
+    async def rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
         """The best plays of the roll by the search at ``ply``, rolled out with the same dice (cubeless), each
-        against the best game by game: ``gammon hint --rollout --json``, or with ``level``, ``--level``'s."""
-        return rolled_out(asked)
+        against the best game by game: ``gammon hint --rollout --json``, or with ``level``, ``--level``'s. On
+        the rollouts' own thread, a job as the page's are (so counted in their limit)."""
+        job = rollouts.new(asked.games_total(), polled=False)
+        await asyncio.wrap_future(rolling.submit(job.run, functools.partial(rolled_out, asked)))
+        return job.snapshot()["result"]
 
     @app.post("/api/rollouts", status_code=202)
     def start_rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
@@ -345,7 +351,7 @@ def create_app(model: str = "default") -> FastAPI:
         ``games_total``; ``GET /api/rollouts/{id}`` follows it to its ``result``."""
         analyst(asked.variant)  # a variant without a net is refused now, not at the page's first poll
         job = rollouts.new(asked.games_total())
-        analyses.submit(job.run, functools.partial(rolled_out, asked))
+        rolling.submit(job.run, functools.partial(rolled_out, asked))
         return job.snapshot()
 
     @app.get("/api/rollouts/{job_id}")

@@ -18,6 +18,7 @@ from gammon.engine.errors import GammonError
 
 KEEP_SECONDS = 300
 MAX_JOBS = 8
+ABANDONED_SECONDS = 30  # a running job nobody has asked about for this long stops (the page polls every 0.5 s)
 
 
 class NoSuchJob(GammonError):
@@ -28,12 +29,19 @@ class TooManyJobs(GammonError):
     """Every place in the table is taken by a job still to finish."""
 
 
+class JobStopped(GammonError):
+    """A job given up: the server is stopping, or nobody has asked about it for ABANDONED_SECONDS."""
+
+
 class Job:
     """One analysis of ``games_total`` games, run by :meth:`run` on one thread and read from others."""
 
-    def __init__(self, games_total: int):
+    def __init__(self, games_total: int, stopping: threading.Event, polled: bool = True):
         self.id = secrets.token_urlsafe(12)
         self.games_total = games_total
+        self.stopping = stopping  # the table's: set when the server stops
+        self.polled = polled  # followed by polling (else a request waits for it): unasked, it is given up
+        self.asked = time.monotonic()  # when the page last asked for the job
         self.games_done = 0  # only the analysis thread adds to it
         self.result: dict | None = None
         self.failure: Exception | None = None  # raised again to whoever asks for the job
@@ -49,10 +57,16 @@ class Job:
             self.finished = time.monotonic()
 
     def count(self, games: int) -> None:
+        """The work's progress; it also stops the work of a job given up (JobStopped), at its next report."""
         self.games_done += games
+        if self.stopping.is_set():
+            raise JobStopped("the server is stopping")
+        if self.polled and time.monotonic() - self.asked > ABANDONED_SECONDS:
+            raise JobStopped(f"nobody asked for this rollout for {ABANDONED_SECONDS} s: it was stopped")
 
     def snapshot(self) -> dict:
         """``done``, ``games_done``, ``games_total``, and once done, ``result``; a failed job raises its failure."""
+        self.asked = time.monotonic()
         if self.failure is not None:
             raise self.failure
         done = self.finished is not None
@@ -68,14 +82,16 @@ class JobTable:
         self.keep_seconds = keep_seconds
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
+        self.stopping = threading.Event()  # set once: every running job stops at its next progress report
 
-    def new(self, games_total: int) -> Job:
-        """A job to run, in the table; refused (TooManyJobs) while ``limit`` jobs are still to finish."""
+    def new(self, games_total: int, polled: bool = True) -> Job:
+        """A job to run, in the table; refused (TooManyJobs) while ``limit`` jobs are still to finish. ``polled``
+        False: a request waits for its answer, so nobody polls it."""
         with self._lock:
             self._drop_finished()
             if len(self._jobs) >= self.limit:
                 raise TooManyJobs(f"{self.limit} rollouts are running or waiting; try again when one has finished")
-            job = Job(games_total)
+            job = Job(games_total, self.stopping, polled)
             self._jobs[job.id] = job
         return job
 

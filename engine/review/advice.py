@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gammon.engine.cube.state import Cube
+from gammon.engine.errors import GammonError
 from gammon.engine.play.rollout import rollout_plays
 from gammon.engine.records.formats import position_id
 from gammon.engine.rules.notation import LegalPlay, format_move
@@ -53,10 +54,15 @@ def cube_result(net, board, state, plies: int) -> dict:
 
 
 def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed: int = 0,
-                 truncate: int | None = None, reduce_variance: bool = False, progress=None) -> list[dict]:
-    """The ``top`` plays of ``dice`` by the search at ``plies``, rolled out with the same dice (cubeless;
-    engine.play.rollout.rollout_plays), best first by the rollout."""
-    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state))[:top]
+                 truncate: int | None = None, reduce_variance: bool = False, progress=None,
+                 filters=None) -> list[dict]:
+    """The ``top`` plays of ``dice`` by the search at ``plies`` (with ``filters``, as hint_rows), rolled out with
+    the same dice (cubeless money games: engine.play.rollout.rollout_plays), best first by the rollout. A match
+    score is refused: its plays are worth match winning chances, which cubeless money games do not give."""
+    if state is not None and state.match_length:
+        raise GammonError("the plays are rolled out as cubeless money games, which a match score would misjudge: "
+                          "at a match score, ask the search (hint) or roll out the cube (cube --rollout)")
+    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state), filters=filters)[:top]
     wild = bool(net.variant.is_wild(np.asarray(dice)))
     rolled = rollout_plays(net, np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves]),
                            games, seed, truncate, progress, reduce_variance)
