@@ -7,6 +7,7 @@ Everything after the tool's name goes to its own parser (``gammon train --help``
 from __future__ import annotations
 
 import importlib
+import sys
 
 from gammon.engine.errors import GammonError
 
@@ -47,7 +48,12 @@ def run_tool(name: str, rest: list[str]) -> int:
         return 0
     if what not in BENCHMARKS:
         raise GammonError(f"unknown benchmark {what!r}; choose one of {', '.join(BENCHMARKS)}")
-    return importlib.import_module(f"gammon.benchmarks.{what}").main(rest[1:])
+    benchmark = importlib.import_module(f"gammon.benchmarks.{what}")
+    program, sys.argv[0] = sys.argv[0], f"gammon bench {what}"  # argparse names the program after argv[0]
+    try:
+        return benchmark.main(rest[1:])
+    finally:
+        sys.argv[0] = program
 
 
 def register(sub) -> None:

@@ -440,3 +440,9 @@ def test_rollouts_refuse_what_they_would_drop_or_misjudge(capsys, tmp_path):
     assert main(["hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "--dice", "66", "--ply", "0"]) == 0
     out = capsys.readouterr().out
     assert "X rolled 6-6" in out and "6-6 to play" in out  # the roll asked about, not the ID's 3-1
+
+
+def test_a_benchmarks_help_names_the_command_that_runs_it(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "rollout_vr", "--help"])
+    assert capsys.readouterr().out.startswith("usage: gammon bench rollout_vr")
