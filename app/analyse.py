@@ -60,7 +60,7 @@ def moves_report(board, dice, variant: str | Variant = "standard") -> dict:
     or the mover's own when he rolls again (a wild roll's play)."""
     variant = variant_named(variant)
     rows = [{"move": p.notation,
-             "result_id": position_id(p.board if p.rolls_again else variant.geometry.flip(p.board), variant)}
+             "result_id": position_id(variant.next_on_roll(p.board, p.rolls_again), variant)}
             for p in legal_plays(board, dice, variant)]
     return {"dice": list(dice), "moves": rows}
 
@@ -221,8 +221,9 @@ def _run_batch(args, answer) -> int:
 def cmd_hint(args) -> int:
     from gammon.models.players import load_analyst
 
-    if rollout_options_given(args) and not (args.rollout or args.level):
-        raise GammonError(f"{', '.join(rollout_options_given(args))}: rollout options; add --rollout, "
+    given = rollout_options_given(args)
+    if given and not (args.rollout or args.level):
+        raise GammonError(f"{', '.join(given)}: rollout options; add --rollout, "
                           "or drop them (a hint searches)")
     if args.batch and (args.rollout or args.level):
         raise GammonError("--rollout and --level roll out one position's plays; a batch line is searched "
@@ -273,8 +274,7 @@ def hint_rollout(args, net, board, state) -> int:
     rows = report["rollout"]
     print(draw(board, args.variant))
     print(report["situation"])
-    how = (f"truncated at {counted(args.truncate, 'turn')}" if args.truncate else "played to the end") + \
-        (", variance-reduced" if args.vr else "")
+    how = rollout_how(args)
     print(f"\n{dice[0]}-{dice[1]}: the best {len(rows)} plays at {args.ply}-ply rolled out, {args.games} games each "
           f"({how}, seed {args.seed}); cubeless equity for the mover, and to the best game by game; 95% intervals:")
     print(f"{'#':>3}  {'move':<26} {'equity':>7} {'± 95%':>7}   {'to best':>7} {'± 95%':>7}")
@@ -283,6 +283,16 @@ def hint_rollout(args, net, board, state) -> int:
         print(f"{i:>3}. {row['move'] or '(no move)':<26} {row['equity']:+7.3f} {half:>7.3f}   "
               f"{row['diff']:+7.3f} {diff_half:>7.3f}")
     return 0
+
+
+def rollout_how(args, truncated: int | None = None) -> str:
+    """How the games were played, in words: the truncation (and the games it stopped), the variance reduction,
+    a search on the first turns."""
+    cut = f" ({truncated} games scored by the net)" if truncated is not None else ""
+    search = getattr(args, "search", None)
+    return ((f"truncated at {counted(args.truncate, 'turn')}{cut}" if args.truncate else "played to the end")
+            + (", variance-reduced" if args.vr else "")
+            + (f", the first {counted(search[1], 'turn')} at {search[0]}-ply" if search else ""))
 
 
 def rollout_options_given(args) -> list[str]:
@@ -295,8 +305,9 @@ def rollout_options_given(args) -> list[str]:
 def cmd_cube(args) -> int:
     from gammon.models.players import load_analyst
 
-    if rollout_options_given(args) and not args.rollout:
-        raise GammonError(f"{', '.join(rollout_options_given(args))}: rollout options; add --rollout, or drop them")
+    given = rollout_options_given(args)
+    if given and not args.rollout:
+        raise GammonError(f"{', '.join(given)}: rollout options; add --rollout, or drop them")
     if args.batch and args.rollout:
         raise GammonError("--rollout rolls out one position's cube actions; a batch line is searched")
     if is_batch(args):
@@ -417,9 +428,7 @@ def cmd_rollout(args) -> int:
         return 0
     print(PROB_HEADER)
     print(prob_row("rollout", result.probs, result.equity))
-    kind = (f"truncated at {counted(args.truncate, 'turn')} ({result.truncated} games scored by the net)"
-            if args.truncate else "played to the end") + (", variance-reduced" if args.vr else "") + \
-        (f", the first {counted(args.search[1], 'turn')} at {args.search[0]}-ply" if args.search else "")
+    kind = rollout_how(args, result.truncated)
     print(f"\n{result.games} games, {kind}, seed {args.seed}: cubeless equity {result.equity:+.3f} "
           f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); {result.games_per_s:.0f} games/s")
     return 0

@@ -11,7 +11,6 @@ import math
 
 from gammon.app.analyse import PROB_HEADER, prob_row
 from gammon.app.arguments import draw, position_in_variant
-from gammon.engine.cube.decisions import no_double_reason
 from gammon.engine.cube.state import Cube
 from gammon.engine.records.formats import describe_state
 from gammon.engine.review.advice import cube_result
@@ -26,7 +25,7 @@ EPC_NOTE = ("EPC: the expected rolls to bear off x 49/6, exact from the one-side
 def count_advice(count: RaceCount, cube: Cube, evaluation: dict) -> str | None:
     """A count's advice for the cube as it stands, in gnubg's words; None where the player on roll has no
     cube decision (``evaluation``, engine.review.advice.cube_result, says why)."""
-    if evaluation["double_take"] is None or no_double_reason(cube):  # e.g. the Crawford game
+    if evaluation["double_take"] is None or "reason" in evaluation:  # closed, or no gain (the Crawford game)
         return None
     word = "redouble" if cube.owner == "me" else "double"
     doubles = count.redouble[0] if cube.owner == "me" else count.double[0]

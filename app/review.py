@@ -24,7 +24,7 @@ from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text, check_output
 from gammon.engine.records.match_files import READ_SUFFIXES, load_match
 from gammon.engine.records.svg import board_svg
-from gammon.engine.review.match_analysis import BLUNDER, DOUBTFUL, ERROR, Judged, MatchAnalysis, analyse
+from gammon.engine.review.match_analysis import BLUNDER, DOUBTFUL, ERROR, MISTAKES, Judged, MatchAnalysis, analyse
 from gammon.engine.review.replay import replay
 from gammon.options import MATCH_PLY, model_option, ply_option
 
@@ -73,7 +73,7 @@ def sentence(text: str) -> str:
 def mistakes_list(result: MatchAnalysis) -> str:
     """The errors and blunders, one line each: where, what was played, what was best, the loss."""
     names = result.log.players
-    worst = [j for j in result.judged if j.grade in ("error", "blunder")]
+    worst = [j for j in result.judged if j.grade in MISTAKES]
     lines = [f"errors and blunders ({len(worst)}; loss per unit of the cube"
              f"{', in EMG' if result.log.length else ''}):"]
     for j in worst:
@@ -97,10 +97,11 @@ def cmd_analyze(args) -> int:
         return 1
     evaluator = load_analyst(args.model)
     totals: dict[str, list[float]] = {}  # name -> [decisions, loss in mp, luck in mp, rolls]
-    for path, log, count in zip(files, logs, decisions):
-        with tqdm(total=count, unit="decision", desc=path.name, disable=args.quiet or not sys.stderr.isatty(),
-                  leave=False) as bar:
-            result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update)
+    for path, log, replayed in zip(files, logs, decisions):
+        with tqdm(total=len(replayed), unit="decision", desc=path.name,
+                  disable=args.quiet or not sys.stderr.isatty(), leave=False) as bar:
+            result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update,
+                             decisions=replayed)
         print(f"{path}: {'money session' if not log.length else f'{log.length}-point match'}, "
               f"{counted(len(log.games), 'game')}, {log.players[0]} {log.final_score[0]} - {log.players[1]} "
               f"{log.final_score[1]}; analysed at {args.ply}-ply")
@@ -132,15 +133,15 @@ def cmd_analyze(args) -> int:
     return 1 if refused else 0
 
 
-def readable_matches(files: list[Path], command: str = "analyze") -> tuple[list[Path], list, list[int], int]:
-    """``(files, logs, decisions, refused)``: each file read and replayed through the rules, with the number of
-    decisions analyse() will report on (moves, and cube decisions made or not). One file that fails is the
+def readable_matches(files: list[Path], command: str = "analyze") -> tuple[list[Path], list, list[list], int]:
+    """``(files, logs, decisions, refused)``: each file read and replayed through the rules, with the decisions
+    analyse() reports on (moves, and cube decisions made or not: replay's). One file that fails is the
     command's error (rc 2); in a folder each failure is reported in one line and the rest go on (rc 1)."""
     kept, logs, decisions = [], [], []
     for path in files:
         try:
             log = load_match(path)
-            count = len(replay(log))
+            replayed = replay(log)
         except (GammonError, OSError) as exc:
             if len(files) == 1:
                 raise
@@ -148,7 +149,7 @@ def readable_matches(files: list[Path], command: str = "analyze") -> tuple[list[
             continue
         kept.append(path)
         logs.append(log)
-        decisions.append(count)
+        decisions.append(replayed)
     return kept, logs, decisions, len(files) - len(kept)
 
 
@@ -217,7 +218,7 @@ def html_report(result: MatchAnalysis, title: str) -> str:
     names = [html.escape(p.name) for p in result.players]
     rows = "".join(f"<tr><td>{label}</td>" + "".join(f"<td>{getattr(p, key)}</td>" for p in result.players)
                    + "</tr>" for label, key in SUMMARY_ROWS)
-    worst = [j for j in result.judged if j.grade in ("error", "blunder")]
+    worst = [j for j in result.judged if j.grade in MISTAKES]
     items = []
     for j in worst:
         d = j.decision

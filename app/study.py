@@ -36,10 +36,9 @@ from gammon.app.review import choices_table, decision_words, match_files, readab
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text, atomic_write, check_output
 from gammon.engine.records.svg import board_svg
-from gammon.engine.review.match_analysis import Judged, analyse
+from gammon.engine.review.match_analysis import MISTAKES, Judged, analyse
 from gammon.options import MATCH_PLY, model_option, ply_option
 
-STUDIED = ("error", "blunder")
 # Anki knows a note type by its id: a fixed one makes a newer deck's notes update the older ones.
 MODEL_ID = 1_734_081_934
 FIELDS = ["Position", "Picture", "Question", "Answer"]  # the first is the one Anki's browser lists and sorts by
@@ -69,11 +68,11 @@ def cmd_study(args) -> int:
     genanki = None if args.csv else anki_library()  # refused before the long part, as is a bad --out
     check_output(args.out, "--out")
     paths = [file for given in args.files for file in match_files(Path(given))]
-    paths, logs, counts, refused = readable_matches(paths, "study")
+    paths, logs, decisions, refused = readable_matches(paths, "study")
     if not paths:
         return 1
     player = chosen_player(logs, args.player)
-    cards = mistakes(zip(paths, logs, counts), player, load_analyst(args.model), args.ply)
+    cards = mistakes(zip(paths, logs, decisions), player, load_analyst(args.model), args.ply)
     if not cards:
         print(f"{player} made no error or blunder at {args.ply}-ply: no cards, {args.out} not written")
     elif args.csv:
@@ -89,14 +88,15 @@ def mistakes(matches, player: str, evaluator, plies: int) -> dict[str, Card]:
     """The cards of ``player``'s errors and blunders in ``matches`` (path, log, decisions), by :func:`card_key`:
     the first time a question comes, as it stays one card in Anki."""
     cards = {}
-    for path, log, count in matches:
+    for path, log, replayed in matches:
         if player not in log.players:
             continue
-        with tqdm(total=count, unit="decision", desc=path.name, disable=not sys.stderr.isatty(), leave=False) as bar:
-            result = analyse(log, evaluator, plies, progress=bar.update)
+        with tqdm(total=len(replayed), unit="decision", desc=path.name, disable=not sys.stderr.isatty(),
+                  leave=False) as bar:
+            result = analyse(log, evaluator, plies, progress=bar.update, decisions=replayed)
         seat = log.players.index(player)
         for j in result.judged:
-            if j.decision.player == seat and j.grade in STUDIED:
+            if j.decision.player == seat and j.grade in MISTAKES:
                 cards.setdefault(card_key(j), Card(j, log.players, path.name))
     return cards
 

@@ -41,7 +41,9 @@ from gammon.engine.rules.board import (
     flip,
     mover_counts,
     opponent_counts,
+    pips_of,
     race_of_back_checkers,
+    rearmost,
 )
 from gammon.engine.rules.variants import MOVER_UNENTERED
 from gammon.models.features import contact_features, race_features
@@ -92,11 +94,10 @@ def tesauro198_enter(boards: np.ndarray) -> np.ndarray:
 
 
 def _race_units(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-    """Pips, their difference, contact and the back checkers, from each side's (N, 25) counts (the board's
-    own functions, pip_counts, back_checkers and is_race, on counts already taken: the encoding is hot)."""
-    spots = np.arange(1, 26)
-    pips = np.stack([mine @ spots, theirs @ spots], axis=1).astype(np.float32)
-    my_back, their_back = (np.max(np.where(counts > 0, spots, 0), axis=1) for counts in (mine, theirs))
+    """Pips, their difference, contact and the back checkers, from each side's (N, 25) counts (taken once:
+    the encoding is hot)."""
+    pips = np.stack([pips_of(mine), pips_of(theirs)], axis=1).astype(np.float32)
+    my_back, their_back = rearmost(mine), rearmost(theirs)
     contact = ~race_of_back_checkers(np.stack([my_back, their_back], axis=1))
     return np.stack(
         [pips[:, 0] / 100, pips[:, 1] / 100, (pips[:, 1] - pips[:, 0]) / 20, contact, my_back / 24, their_back / 24],

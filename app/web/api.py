@@ -191,7 +191,7 @@ def position_after(text: str, play: LegalPlay, state: MatchState | None, rules: 
     """The ID of the position ``play`` leads to, from the side to roll next (the opponent, or the mover again
     after a wild roll), written as ``text`` was: a Position ID, a GNUbgID, or an XGID (which alone keeps beavers
     and the cube limit)."""
-    board = play.board if play.rolls_again else rules.geometry.flip(play.board)
+    board = rules.next_on_roll(play.board, play.rolls_again)
     if state is None:
         return position_id(board, rules)
     player = state.on_roll if play.rolls_again else 1 - state.on_roll

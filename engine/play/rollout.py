@@ -234,6 +234,7 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
     variant = evaluator.variant.name
     rules = (Rules(variant=variant, jacoby=cube.jacoby, beavers=cube.beavers) if cube.money
              else Rules(variant=variant, match_length=max(cube.away)))
+    before = (0, 0) if cube.money else (rules.match_length - cube.my_away, rules.match_length - cube.opp_away)
     equity, doubles, passes = [], 0, 0
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
@@ -242,9 +243,9 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
         if cube.money:
             equity.append(np.asarray(result.points, dtype=np.float64) / per.value)
         else:  # the points won in the game, by the score it left, and what they make of the match
-            before = (rules.match_length - cube.my_away, rules.match_length - cube.opp_away)
             points = (result.scores[:, 0] - before[0]) - (result.scores[:, 1] - before[1])
-            equity.append(to_emg(np.array([cube.after(int(p)) for p in points]), per))
+            outcomes, which = np.unique(points, return_inverse=True)  # a few: the cube times 1, 2 or 3
+            equity.append(to_emg(np.array([cube.after(int(p)) for p in outcomes])[which], per))
         doubles, passes = doubles + result.cube_turns, passes + result.passes
         if progress:
             progress(n)

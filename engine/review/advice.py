@@ -28,7 +28,7 @@ def hint_rows(net, board, state, dice, plies: int, filters=None) -> list[dict]:
     # The result's Position ID is the next roll's, in the variant's own numbering: the opponent's view, or
     # the mover's own when he rolls again (a wild roll and its double played in full).
     return [{"move": format_move(board, m.steps, wild),
-             "result_id": position_id(m.board if m.rolls_again else variant.geometry.flip(m.board), variant),
+             "result_id": position_id(variant.next_on_roll(m.board, m.rolls_again), variant),
              "equity": m.cubeful,
              "cubeless": m.equity, "diff": m.cubeful - best, "plies": m.plies, "probs": m.probs.tolist()}
             for m in moves]

@@ -47,6 +47,7 @@ from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.search.analysis import cube_advice, rank_moves
 
 DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
+MISTAKES = ("error", "blunder")  # the grades a report lists and a study deck asks about
 ALTERNATIVES = 5  # the plays a report shows beside the one played
 
 
@@ -124,12 +125,12 @@ class MatchAnalysis:
 
 
 def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
-            progress: Callable[[int], None] | None = None) -> MatchAnalysis:
+            progress: Callable[[int], None] | None = None, decisions: list[Decision] | None = None) -> MatchAnalysis:
     """Judge every decision of ``log`` with ``evaluator`` at ``plies``; ``cube`` False skips the cube.
 
-    ``progress(k)`` hears of every k decisions judged.
+    ``progress(k)`` hears of every k decisions judged. ``decisions``: ``replay(log)``, where the caller has it.
     """
-    decisions = replay(log)
+    decisions = replay(log) if decisions is None else decisions
     moves = [d for d in decisions if d.kind == "move"]
     luck, graph = _luck_and_graph(evaluator, moves)
     judged = []

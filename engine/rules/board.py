@@ -89,28 +89,27 @@ def checkers_off(boards: np.ndarray, checkers: int = MAX_CHECKERS) -> np.ndarray
     )
 
 
+_SPOTS = np.arange(1, 26)  # a side's points 1..24 and its bar, as its (..., 25) counts hold them
+
+
+def pips_of(counts: np.ndarray) -> np.ndarray:
+    """A side's pip count from its (..., 25) own-numbered counts (a checker on the bar counts 25)."""
+    return counts @ _SPOTS
+
+
+def rearmost(counts: np.ndarray) -> np.ndarray:
+    """A side's rearmost occupied point from its (..., 25) own-numbered counts (bar = 25, 0 = none left)."""
+    return np.max(np.where(counts > 0, _SPOTS, 0), axis=-1)
+
+
 def pip_counts(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     """Pip counts ``[..., (mover, opponent)]`` (a checker on the bar counts 25)."""
-    weights = np.arange(1, 26)
-    return np.stack(
-        [
-            (mover_counts(boards) * weights).sum(-1),
-            (opponent_counts(boards, geometry) * weights).sum(-1),
-        ],
-        axis=-1,
-    )
+    return np.stack([pips_of(mover_counts(boards)), pips_of(opponent_counts(boards, geometry))], axis=-1)
 
 
 def back_checkers(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     """Each side's rearmost occupied point in its own numbering (bar = 25, 0 = none left): (..., 2)."""
-    spots = np.arange(1, 26)
-    return np.stack(
-        [
-            np.max(np.where(mover_counts(boards) > 0, spots, 0), axis=-1),
-            np.max(np.where(opponent_counts(boards, geometry) > 0, spots, 0), axis=-1),
-        ],
-        axis=-1,
-    )
+    return np.stack([rearmost(mover_counts(boards)), rearmost(opponent_counts(boards, geometry))], axis=-1)
 
 
 def is_race(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
