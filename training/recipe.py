@@ -89,6 +89,19 @@ RECIPES = {
         # 45 minutes on two cores): the shipped model, models/default.pt
         race=OneSidedConfig(),
     ),
+    # An afternoon on two cores (gammon train --recipe quick --out DIR --workers 2): what the strong recipe
+    # learnt, without its detours. A short TD run, then a two-layer contact net from the first generation on,
+    # and every generation labelling all positions so far anew with its own 1-ply search (one teacher, the best).
+    "quick": Recipe(
+        td=Config(games=100_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000),
+        generations=[
+            DistillConfig(positions=200_000, seed=11, fresh="contact=512x256", split="hash", cosine=True, epochs=30),
+        ] + [
+            DistillConfig(positions=200_000, seed=11 + i, replay=i - 1, relabel=True, split="hash", cosine=True,
+                          epochs=30, lr=3e-4)
+            for i in range(2, 5)
+        ],
+    ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
     "tiny": Recipe(
         td=Config(games=1_000, parallel=64, threads=1, seed=1, checkpoint_every=500, eval_every=1_000, eval_games=100),
