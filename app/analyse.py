@@ -24,11 +24,12 @@ from gammon.app.arguments import (
     with_rules,
 )
 from gammon.app.batch import run_batch
-from gammon.app.rollouts import batch_rollout, refuse_batch_options
+from gammon.app.rollouts import batch_rollout, refuse_batch_options, single_options
 from gammon.engine.cube.money import cube_efficiency, cubeful_equity
 from gammon.engine.cube.state import Cube
 from gammon.engine.errors import GammonError
 from gammon.engine.play.rollout import cube_rollout, cubeful_rollout, rollout
+from gammon.engine.play.shards import ChunkStore
 from gammon.engine.records.formats import describe_state, position_id
 from gammon.engine.records.svg import write_board_svg
 from gammon.engine.review.advice import LEVELS, cube_result, hint_rows, rollout_rows
@@ -403,18 +404,36 @@ def cmd_rollout(args) -> int:
     if is_batch(args):
         return batch_rollout(args)
     refuse_batch_options(args)
+    if args.save and args.device:
+        raise GammonError("--save keeps the games of a rollout in numpy; drop --device or --save")
     board, state = position_in_variant(need_position(args), args.variant)
     net = load_analyst(args.model, variant=args.variant)
-    with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
-        if args.cubeful:
-            result = cubeful_rollout(net, board, Cube.from_state(state), games=args.games, seed=args.seed,
-                                     progress=bar.update)
-        elif args.device:
-            result = device_rollout(net, board, args)
-            bar.update(result.games)
-        else:
-            result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate,
-                             progress=bar.update, reduce_variance=args.vr, until=args.until, search=args.search)
+    cube = Cube.from_state(state)
+    store = ChunkStore(args.save, single_options(args, board, cube)) if args.save else None
+    try:
+        with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+            if store is not None and store.done:
+                print(f"gammon rollout: resuming from {args.save} ({len(store.done)} chunk(s) of games finished)",
+                      file=sys.stderr)
+            if args.cubeful:
+                result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update,
+                                         store=store)
+            elif args.device:
+                result = device_rollout(net, board, args)
+                bar.update(result.games)
+            else:
+                result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate,
+                                 progress=bar.update, reduce_variance=args.vr, until=args.until, search=args.search,
+                                 store=store)
+    except BaseException as exc:
+        if store is not None:
+            store.close()  # kept for the next run to resume from
+            if not isinstance(exc, Exception):  # Ctrl-C or SIGTERM, not a fault
+                print(f"gammon rollout: interrupted; {len(store.done)} finished chunk(s) of games are kept in "
+                      f"{args.save}: run the same command again to resume", file=sys.stderr)
+        raise
+    if store is not None:
+        store.remove()
     if args.json:
         print(json.dumps({"position": args.position, **result.as_dict()}))
         return 0
@@ -513,6 +532,9 @@ def register(sub) -> None:
     model_option(roll)
     variant_option(roll, "the variant of the position, whose rules the games follow")
     roll.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    roll.add_argument("--save", metavar="FILE",
+                      help="keep each finished chunk of games in FILE: after a kill, the same command resumes to "
+                           "the numbers of an unbroken run; FILE is deleted when the rollout completes")
     roll.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id), rolled out in shards")
     roll.add_argument("--out", help="where --batch writes its JSON Lines results (OUT.shards keeps finished work)")
     worker_options(roll, "playing --batch's shards")

@@ -79,15 +79,26 @@ def _sha256(path) -> str:
     return digest.hexdigest()
 
 
-def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str, variant: str,
-                reduce_variance: bool = False) -> dict:
-    """What decides every shard's numbers: a store made with other options cannot be resumed."""
+def model_identity(model: str, variant: str) -> dict:
+    """The model by name and by content: a store of games its other weights played cannot be resumed."""
     from gammon.models.players import shipped_model
 
     weights = shipped_model(variant) if model == "default" else Path(model)  # loaded already: it exists
+    return {"model": model, "model_sha256": _sha256(weights) if weights.is_file() else None, "variant": variant}
+
+
+def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str, variant: str,
+                reduce_variance: bool = False) -> dict:
+    """What decides every shard's numbers: a store made with other options cannot be resumed."""
     return {"input_sha256": _sha256(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
-            "model": model, "model_sha256": _sha256(weights) if weights.is_file() else None,
-            "variant": variant, "reduce_variance": reduce_variance}
+            **model_identity(model, variant), "reduce_variance": reduce_variance}
+
+
+def single_options(args, board, cube) -> dict:
+    """What decides the numbers of ``gammon rollout POS``'s chunks of games (its ``--save`` store)."""
+    return {"board": [int(x) for x in board], "games": args.games, "seed": args.seed, "truncate": args.truncate,
+            "reduce_variance": args.vr, "until": args.until, "search": list(args.search or ()),
+            "cube": repr(cube) if args.cubeful else None, **model_identity(args.model, args.variant)}
 
 
 # -- playing shards ------------------------------------------------------------------------
@@ -125,7 +136,7 @@ def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model
         atomic_write(out, lambda f: f.writelines(line.encode() + b"\n" for line in _records(entries, shards, store)))
     except BaseException as exc:
         store.close()  # kept for the next run to resume from
-        if isinstance(exc, KeyboardInterrupt):
+        if not isinstance(exc, Exception):  # Ctrl-C or SIGTERM, not a fault
             print(f"gammon rollout: interrupted; {len(store.done)} finished shard(s) are kept in {store.path}: "
                   "run the same command again to resume", file=sys.stderr)
         raise
@@ -179,6 +190,8 @@ def batch_rollout(args) -> int:
         raise GammonError("--batch needs --out FILE")
     if args.cubeful:
         raise GammonError("--batch rolls out cubeless; --cubeful is for one position")
+    if args.save:
+        raise GammonError("--batch keeps its finished shards in OUT.shards; --save is for one position")
     check_distinct(args.batch, args.out)
     runner = runner_for(args, partial(play_block, args.model, args.variant, args.truncate,
                                       reduce_variance=args.vr))

@@ -257,3 +257,68 @@ def test_variance_reduction_is_refused_where_a_roll_has_thousands_of_plays():
     acey = load_analyst("default", variant="acey-deucey")
     with pytest.raises(ValueError, match="not in this variant"):
         rollout(acey, acey.variant.starting_board(), games=36, reduce_variance=True)
+
+
+class Killed(Exception):
+    """Stands for a kill: raised by the progress callback after some chunks of games."""
+
+
+def _killed_after(chunks: int):
+    seen = []
+
+    def progress(n):
+        seen.append(n)
+        if len(seen) == chunks:
+            raise Killed
+
+    return progress
+
+
+@pytest.mark.parametrize("how", [dict(), dict(reduce_variance=True, truncate=2), dict(until=0.1, truncate=3)])
+def test_a_killed_rollout_resumes_from_its_store_to_the_numbers_of_an_unbroken_run(tmp_path, monkeypatch, how):
+    from gammon.engine.play.shards import ChunkStore
+
+    monkeypatch.setattr(rollout_module, "CHUNK", 36)
+    monkeypatch.setattr(rollout_module, "STOP_CHECK", 36)
+    games = 36 * 4 if how.get("reduce_variance") else 36 * 8
+    unbroken = rollout(PipEvaluator(), starting_board(), games=games, seed=4, **how)
+    store = ChunkStore(tmp_path / "r.store", {"seed": 4})
+    with pytest.raises(Killed):
+        rollout(PipEvaluator(), starting_board(), games=games, seed=4, progress=_killed_after(2), store=store, **how)
+    store.close()
+    again = ChunkStore(tmp_path / "r.store", {"seed": 4})
+    assert sorted(again.done) == [0, 36]  # the two chunks finished before the kill
+    played = []
+    resumed = rollout(PipEvaluator(), starting_board(), games=games, seed=4, store=again, **how,
+                      progress=played.append)
+    assert resumed.games == unbroken.games and resumed.equity == unbroken.equity
+    assert np.array_equal(resumed.probs, unbroken.probs) and resumed.std_error == unbroken.std_error
+    assert resumed.truncated == unbroken.truncated
+
+
+def test_a_killed_cubeful_rollout_resumes_to_the_same_numbers(tmp_path, monkeypatch):
+    from gammon.engine.play.shards import ChunkStore
+
+    monkeypatch.setattr(rollout_module, "CHUNK", 36)
+    unbroken = cubeful_rollout(PipEvaluator(), starting_board(), games=144, seed=5)
+    store = ChunkStore(tmp_path / "c.store", {})
+    with pytest.raises(Killed):
+        cubeful_rollout(PipEvaluator(), starting_board(), games=144, seed=5, progress=_killed_after(3), store=store)
+    store.close()
+    resumed = cubeful_rollout(PipEvaluator(), starting_board(), games=144, seed=5,
+                              store=ChunkStore(tmp_path / "c.store", {}))
+    assert (resumed.equity, resumed.std_error, resumed.doubles, resumed.passes) == \
+        (unbroken.equity, unbroken.std_error, unbroken.doubles, unbroken.passes)
+
+
+def test_a_rollout_store_of_other_options_or_damaged_is_refused_in_one_line(tmp_path):
+    from gammon.engine.play.shards import ChunkStore, StoreError
+
+    ChunkStore(tmp_path / "r.store", {"seed": 1, "games": 72}).close()
+    with pytest.raises(StoreError, match=r"other options \(seed\)") as error:
+        ChunkStore(tmp_path / "r.store", {"seed": 2, "games": 72})
+    assert "\n" not in str(error.value)
+    with open(tmp_path / "r.store", "a") as f:
+        f.write('{"first": "x"}\n')
+    with pytest.raises(StoreError, match="line 2 .* not a finished piece"):
+        ChunkStore(tmp_path / "r.store", {"seed": 1, "games": 72})

@@ -181,3 +181,34 @@ def test_variance_reduced_batches_give_the_same_numbers_in_a_pool_and_narrower_i
         assert ("error" in r) == ("error" in p)
         if "error" not in r:
             assert r["std_error"] < p["std_error"] / 2
+
+
+def test_one_position_saved_as_it_goes_resumes_after_an_interrupt_to_the_unsaved_numbers(tmp_path, capsys,
+                                                                                       monkeypatch):
+    import gammon.engine.play.rollout as rollout_module
+
+    monkeypatch.setattr(rollout_module, "CHUNK", 36)
+    args = ["rollout", POSITIONS[0], "--games", "108", "--truncate", "2", "--seed", "3", "--json"]
+    assert main(args) == 0
+    unsaved = json.loads(capsys.readouterr().out)
+    store = tmp_path / "opening.store"
+    chunks = rollout_module._rollout_chunk
+    calls = []
+
+    def interrupted(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return chunks(*a, **k)
+
+    monkeypatch.setattr(rollout_module, "_rollout_chunk", interrupted)
+    assert main(args + ["--save", str(store)]) == 130
+    assert f"interrupted; 1 finished chunk(s) of games are kept in {store}" in capsys.readouterr().err
+    assert main(args[:-1] + ["--seed", "4", "--save", str(store)]) == 2  # other dice: refused, store kept
+    assert "other options (seed)" in capsys.readouterr().err and store.exists()
+    assert main(args + ["--save", str(store)]) == 0
+    resumed = capsys.readouterr()
+    assert "resuming from" in resumed.err and not store.exists()
+    timing = ("seconds", "games_per_s")
+    assert {k: v for k, v in json.loads(resumed.out).items() if k not in timing} == \
+        {k: v for k, v in unsaved.items() if k not in timing}

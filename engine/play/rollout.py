@@ -70,6 +70,7 @@ def rollout(
     reduce_variance: bool = False,
     until: float | None = None,
     search: tuple[int, int] | None = None,
+    store=None,
 ) -> RolloutResult:
     """Roll ``board`` (player on roll) out ``games`` times; ``progress(n)`` is told of each n games done.
 
@@ -77,10 +78,11 @@ def rollout(
     ``until``, the stop rule: the rollout ends as soon as the 95% interval's half-width on the
     equity is ``until`` or less, looked at every :data:`STOP_CHECK` games, or at ``games``. ``search``
     (plies, turns) plays the first turns by a deeper search (:func:`_played_games`; not with variance
-    reduction)."""
+    reduction). ``store`` (an :class:`engine.play.shards.ChunkStore`) keeps each finished chunk of
+    games and gives back those a killed run finished: the result is the unbroken run's."""
     started = time.perf_counter()
     probs, truncated = rollout_games(evaluator, board, games, seed, truncate, progress, reduce_variance, until,
-                                     search)
+                                     search, store)
     mean, std_error = mean_and_error(cubeless_equity(probs))
     return RolloutResult(len(probs), probs.mean(axis=0), mean, std_error, interval95(mean, std_error), truncated,
                          time.perf_counter() - started)
@@ -89,7 +91,7 @@ def rollout(
 def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int, seed: int = 0,
                   truncate: int | None = None, progress: Callable[[int], None] | None = None,
                   reduce_variance: bool = False, until: float | None = None,
-                  search: tuple[int, int] | None = None) -> tuple[np.ndarray, int]:
+                  search: tuple[int, int] | None = None, store=None) -> tuple[np.ndarray, int]:
     """``(probs, truncated)``: each game's result (games, 5) for the player on roll of ``board`` (luck taken
     out with ``reduce_variance``), and how many games the truncation stopped.
 
@@ -117,19 +119,30 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
         if until is not None and first and _half_width(per_game) <= until:
             break
         n = min(chunk, games - first)
-        games_at = first + np.arange(n)  # the games' numbers
-        first_dice = ORDERED_ROLLS[games_at % 36]
-        if reduce_variance:
-            second_dice = ORDERED_ROLLS[(games_at % 36 + games_at // 36) % 36]
-            rng = np.random.default_rng([seed, first])
-            probs, cut = _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate)
+        if store is not None and first in store.done:
+            saved, cut = store.done[first]
+            probs = np.array(saved, dtype=np.float64).reshape(n, 5)
         else:
-            probs, cut = _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate, search)
+            probs, cut = _rollout_chunk(evaluator, board, first, n, seed, truncate, reduce_variance, search)
+            if store is not None:
+                store.add(first, [probs.tolist(), cut])
         per_game.append(probs)
         truncated += cut
         if progress:
             progress(n)
     return np.concatenate(per_game), truncated
+
+
+def _rollout_chunk(evaluator, board, first: int, n: int, seed: int, truncate, reduce_variance: bool,
+                   search) -> tuple[np.ndarray, int]:
+    """Games ``first .. first + n - 1`` of a rollout (:func:`rollout_games`): their dice depend on these alone."""
+    games_at = first + np.arange(n)  # the games' numbers
+    first_dice = ORDERED_ROLLS[games_at % 36]
+    if reduce_variance:
+        second_dice = ORDERED_ROLLS[(games_at % 36 + games_at // 36) % 36]
+        rng = np.random.default_rng([seed, first])
+        return _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate)
+    return _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate, search)
 
 
 @dataclass(frozen=True)
@@ -203,6 +216,7 @@ def cubeful_rollout(
     games: int = 1296,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
+    store=None,
 ) -> CubefulRolloutResult:
     """Rollout with the cube: both sides double, take and pass by the evaluator at 0-ply (Janowski's model
     for money, the match equity table at a match score).
@@ -210,23 +224,25 @@ def cubeful_rollout(
     ``cube`` is the cube as the player on roll sees it (with its Jacoby and beaver rules in money
     play, or the match score). Games are played to the end; the first roll is stratified as in
     :func:`rollout`. The equity is per unit of the cube: money points, or EMG in a match.
+    ``store`` keeps finished chunks of games for a killed run to resume from (:func:`rollout`).
     """
     started = time.perf_counter()
-    equity, doubles, passes = _cubeful_games(evaluator, board, cube, games, seed, progress)
+    equity, doubles, passes = _cubeful_games(evaluator, board, cube, games, seed, progress, store=store)
     mean, std_error = mean_and_error(equity)
     return CubefulRolloutResult(games, mean, std_error, interval95(mean, std_error), doubles, passes,
                                 time.perf_counter() - started)
 
 
 def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress,
-                   per: Cube | None = None) -> tuple[np.ndarray, int, int]:
+                   per: Cube | None = None, store=None) -> tuple[np.ndarray, int, int]:
     """``(equity, doubles, passes)``: each game's result for the player on roll of ``board``, who holds
     ``cube`` as he sees it, both sides playing and doubling by the evaluator (:func:`cubeful_rollout`):
     money points per unit of ``per`` (``cube`` by default), or in a match his match winning chance
     after the game as EMG of ``per``.
 
     The game loop draws the same dice for a slot whatever its game does, so game ``i`` has the
-    same dice from the same seed whatever the cube: two cube actions are compared game by game."""
+    same dice from the same seed whatever the cube: two cube actions are compared game by game.
+    ``store`` keeps finished chunks, as in :func:`rollout_games`."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     per = per or cube
@@ -238,15 +254,22 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
     equity, doubles, passes = [], 0, 0
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
-        result = play((player, player), n, seed=seed * 1_000_003 + first, rules=rules, start=board,
-                      start_cube=cube, first_dice=ORDERED_ROLLS[(first + np.arange(n)) % 36])
-        if cube.money:
-            equity.append(np.asarray(result.points, dtype=np.float64) / per.value)
-        else:  # the points won in the game, by the score it left, and what they make of the match
-            points = (result.scores[:, 0] - before[0]) - (result.scores[:, 1] - before[1])
-            outcomes, which = np.unique(points, return_inverse=True)  # a few: the cube times 1, 2 or 3
-            equity.append(to_emg(np.array([cube.after(int(p)) for p in outcomes])[which], per))
-        doubles, passes = doubles + result.cube_turns, passes + result.passes
+        if store is not None and first in store.done:
+            saved, cube_turns, passed = store.done[first]
+            equity.append(np.array(saved, dtype=np.float64))
+        else:
+            result = play((player, player), n, seed=seed * 1_000_003 + first, rules=rules, start=board,
+                          start_cube=cube, first_dice=ORDERED_ROLLS[(first + np.arange(n)) % 36])
+            if cube.money:
+                equity.append(np.asarray(result.points, dtype=np.float64) / per.value)
+            else:  # the points won in the game, by the score it left, and what they make of the match
+                points = (result.scores[:, 0] - before[0]) - (result.scores[:, 1] - before[1])
+                outcomes, which = np.unique(points, return_inverse=True)  # a few: the cube times 1, 2 or 3
+                equity.append(to_emg(np.array([cube.after(int(p)) for p in outcomes])[which], per))
+            cube_turns, passed = int(result.cube_turns), int(result.passes)
+            if store is not None:
+                store.add(first, [equity[-1].tolist(), cube_turns, passed])
+        doubles, passes = doubles + cube_turns, passes + passed
         if progress:
             progress(n)
     return np.concatenate(equity), doubles, passes

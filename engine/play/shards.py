@@ -10,7 +10,8 @@ combined in block order (:func:`combine`), so one process, a process pool and a 
 give the same numbers, bit for bit. Blocks are whole multiples of 36 games so that every
 block stratifies the first roll on its own (see :mod:`engine.play.rollout`).
 
-Finished shards are kept in a :class:`ShardStore`: an append-only JSON Lines file whose
+Finished shards are kept in a :class:`ShardStore` (a single rollout's chunks of games in a
+:class:`ChunkStore`, the same way): an append-only JSON Lines file whose
 first line holds the options of the run. A run started again with the same options reads
 the shards already finished and plays only the others; other options are refused, since
 their shards would not add up to the result asked for. Every shard line is flushed as it
@@ -37,6 +38,7 @@ from gammon.engine.play.stats import interval95
 from gammon.engine.search.evaluator import ProbabilityEvaluator
 
 STORE_KIND = "gammon rollout shards"
+CHUNK_KIND = "gammon rollout chunks"
 SYNC_SECONDS = 1.0  # how stale the fsynced part of the store may get; each line is still flushed at once
 
 
@@ -112,17 +114,16 @@ def combine(blocks: list[BlockStats]) -> RolloutResult:
                          sum(b.truncated for b in blocks), sum(b.seconds for b in blocks))
 
 
-class ShardStore:
-    """The finished shards of one batch run, on disk beside its output; one run at a time (a file lock).
-
-    ``done`` maps (line, block) to the :class:`BlockStats` already finished. Open it with the
-    run's ``options`` (any JSON object); a store written with other options raises StoreError.
+class AppendOnlyStore:
+    """Finished pieces of one run, on disk: an append-only JSON Lines file whose first line holds the
+    run's ``kind`` and ``options`` (any JSON object); one run at a time (a file lock). A store written
+    with other options raises StoreError. Subclasses read each later line in :meth:`_take`.
     """
 
-    def __init__(self, path, options: dict):
+    def __init__(self, path, options: dict, kind: str):
         self.path = Path(path)
         self.options = json.loads(json.dumps(options))  # as it reads back from the file
-        self.done: dict[tuple[int, int], BlockStats] = {}
+        self.kind = kind
         self._file = open(self.path, "a+b")  # held open and appended to until close()
         self._synced = 0.0
         try:
@@ -136,6 +137,10 @@ class ShardStore:
             self._file.close()
             raise
 
+    def _take(self, record: dict) -> None:
+        """Keep one finished piece read back from the file; KeyError or TypeError when it is not one."""
+        raise NotImplementedError
+
     def _load(self) -> None:
         self._file.seek(0)
         data = self._file.read()
@@ -144,17 +149,15 @@ class ShardStore:
             self._file.truncate(len(whole))
         lines = whole.splitlines()
         if not lines:
-            self._append({"kind": STORE_KIND, "options": self.options})
+            self._append({"kind": self.kind, "options": self.options})
             return
         self._check_header(self._read(lines[0], 1))
         for number, raw in enumerate(lines[1:], 2):
-            record = self._read(raw, number)
             try:
-                key = (record.pop("line"), record.pop("block"))
-                self.done.setdefault(key, BlockStats(**{**record, "probs": tuple(record["probs"])}))
-            except (KeyError, TypeError):
-                raise StoreError(f"line {number} of {self.path} is not a shard; delete the file to start over") \
-                    from None
+                self._take(self._read(raw, number))
+            except (KeyError, TypeError, ValueError):
+                raise StoreError(f"line {number} of {self.path} is not a finished piece of a {self.kind}; "
+                                 "delete the file to start over") from None
 
     def _read(self, raw: bytes, number: int) -> dict:
         try:
@@ -166,19 +169,14 @@ class ShardStore:
         return record
 
     def _check_header(self, header: dict) -> None:
-        if header.get("kind") != STORE_KIND:
-            raise StoreError(f"{self.path} is not a shard store of gammon rollout; move it away")
+        if header.get("kind") != self.kind:
+            raise StoreError(f"{self.path} is not a store of {self.kind}; move it away")
         theirs = header.get("options", {})
         differ = sorted(k for k in self.options.keys() | theirs.keys() if self.options.get(k) != theirs.get(k))
         if differ:
-            raise StoreError(f"{self.path} holds the finished shards of a run with other options "
+            raise StoreError(f"{self.path} holds the finished work of a run with other options "
                              f"({', '.join(differ)}); run again with the same input and options to resume, "
                              "or delete it to start over")
-
-    def add(self, shard: Shard, stats: BlockStats) -> None:
-        """Keep a finished shard: flushed now, fsynced within SYNC_SECONDS."""
-        self.done[shard.key] = stats
-        self._append({"line": shard.line, "block": shard.block, **asdict(stats)})
 
     def _append(self, record: dict) -> None:
         self._file.write(json.dumps(record, allow_nan=False).encode() + b"\n")
@@ -202,3 +200,43 @@ class ShardStore:
         """Close and delete the store: the run it served is complete."""
         self.close()
         self.path.unlink(missing_ok=True)
+
+
+class ShardStore(AppendOnlyStore):
+    """The finished shards of one batch run, beside its output: ``done`` maps (line, block) to the
+    :class:`BlockStats` already finished."""
+
+    def __init__(self, path, options: dict):
+        self.done: dict[tuple[int, int], BlockStats] = {}
+        super().__init__(path, options, STORE_KIND)
+
+    def _take(self, record: dict) -> None:
+        key = (record.pop("line"), record.pop("block"))
+        self.done.setdefault(key, BlockStats(**{**record, "probs": tuple(record["probs"])}))
+
+    def add(self, shard: Shard, stats: BlockStats) -> None:
+        """Keep a finished shard: flushed now, fsynced within SYNC_SECONDS."""
+        self.done[shard.key] = stats
+        self._append({"line": shard.line, "block": shard.block, **asdict(stats)})
+
+
+class ChunkStore(AppendOnlyStore):
+    """The finished chunks of games of one rollout of one position (``gammon rollout POS --save FILE``).
+
+    A rollout's chunk of games depends on the options and its first game's number alone
+    (:func:`engine.play.rollout.rollout_games`), so a killed rollout started again with the same
+    store plays only the chunks it lacks and ends with the numbers of an unbroken run: ``done``
+    maps a chunk's first game to what it gave, each game's numbers exactly (JSON floats round-trip).
+    """
+
+    def __init__(self, path, options: dict):
+        self.done: dict[int, list] = {}
+        super().__init__(path, options, CHUNK_KIND)
+
+    def _take(self, record: dict) -> None:
+        self.done.setdefault(int(record["first"]), list(record["values"]))
+
+    def add(self, first: int, values: list) -> None:
+        """Keep a finished chunk: flushed now, fsynced within SYNC_SECONDS."""
+        self.done[first] = values
+        self._append({"first": first, "values": values})
