@@ -276,13 +276,16 @@ def hint_rollout(args, net, board, state) -> int:
     print(draw(board, args.variant))
     print(report["situation"])
     how = rollout_how(args)
+    value = "match equity at the score (EMG)" if state is not None and state.match_length else "cubeful equity"
     print(f"\n{dice[0]}-{dice[1]}: the best {len(rows)} plays at {args.ply}-ply rolled out, {args.games} games each "
-          f"({how}, seed {args.seed}); cubeless equity for the mover, and to the best game by game; 95% intervals:")
-    print(f"{'#':>3}  {'move':<26} {'equity':>7} {'± 95%':>7}   {'to best':>7} {'± 95%':>7}")
+          f"({how}, seed {args.seed}); for the mover, the {value} of the rolled-out chances and its distance "
+          "to the best, then the cubeless equity and its distance to the best game by game, with 95% intervals:")
+    print(f"{'#':>3}  {'move':<26} {'value':>7} {'to best':>7}   {'cubeless':>8} {'± 95%':>7}   {'to best':>7} "
+          f"{'± 95%':>7}")
     for i, row in enumerate(rows, 1):
         half, diff_half = (row["ci95"][1] - row["ci95"][0]) / 2, (row["diff_ci95"][1] - row["diff_ci95"][0]) / 2
-        print(f"{i:>3}. {row['move'] or '(no move)':<26} {row['equity']:+7.3f} {half:>7.3f}   "
-              f"{row['diff']:+7.3f} {diff_half:>7.3f}")
+        print(f"{i:>3}. {row['move'] or '(no move)':<26} {row['cubeful']:+7.3f} {row['cubeful_diff']:+7.3f}   "
+              f"{row['equity']:+8.3f} {half:>7.3f}   {row['diff']:+7.3f} {diff_half:>7.3f}")
     return 0
 
 

@@ -24,9 +24,19 @@ from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text, check_output
 from gammon.engine.records.match_files import READ_SUFFIXES, load_match
 from gammon.engine.records.svg import board_svg
-from gammon.engine.review.match_analysis import BLUNDER, DOUBTFUL, ERROR, MISTAKES, Judged, MatchAnalysis, analyse
+from gammon.engine.review.advice import LEVELS
+from gammon.engine.review.match_analysis import (
+    BLUNDER,
+    DOUBTFUL,
+    ERROR,
+    MISTAKES,
+    Judged,
+    MatchAnalysis,
+    RollingOut,
+    analyse,
+)
 from gammon.engine.review.replay import replay
-from gammon.options import MATCH_PLY, model_option, ply_option
+from gammon.options import MATCH_PLY, model_option, ply_option, positive_float
 
 SUMMARY_ROWS = [  # (label, PlayerStats field)
     ("decisions (unforced)", "decisions"), ("error rate (mp/decision)", "error_rate_mp"), ("PR", "pr"),
@@ -79,7 +89,9 @@ def mistakes_list(result: MatchAnalysis) -> str:
     for j in worst:
         other = verdict_words(j)
         lines.append(f"  {decision_words(j, names)}: played {j.played}, best {j.best}, "
-                     f"{1000 * j.loss:.1f} mp ({j.cube_error or j.grade})" + (f"; {other}" if other else ""))
+                     f"{1000 * j.loss:.1f} mp ({j.cube_error or j.grade}"
+                     + (f", rolled out at {j.equity['rolled_out']})" if "rolled_out" in j.equity else ")")
+                     + (f"; {other}" if other else ""))
     return "\n".join(lines)
 
 
@@ -95,16 +107,23 @@ def cmd_analyze(args) -> int:
     files, logs, decisions, refused = readable_matches(files)  # all read and checked before the long part
     if not files:
         return 1
+    if args.doubtful is not None and not args.level:
+        raise GammonError("--doubtful says which checker plays --level rolls out; give --level too")
+    rolling_out = RollingOut(LEVELS[args.level], ERROR if args.doubtful is None else args.doubtful) \
+        if args.level else None
+    args.doubtful = rolling_out.margin if rolling_out else None
     evaluator = load_analyst(args.model)
     totals: dict[str, list[float]] = {}  # name -> [decisions, loss in mp, luck in mp, rolls]
     for path, log, replayed in zip(files, logs, decisions):
         with tqdm(total=len(replayed), unit="decision", desc=path.name,
                   disable=args.quiet or not sys.stderr.isatty(), leave=False) as bar:
             result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update,
-                             decisions=replayed)
+                             decisions=replayed, rolling_out=rolling_out)
+        level = (f", {counted(result.rolled_out, 'close checker play')} (within {args.doubtful:g}) rolled out at "
+                 f"{args.level}" if rolling_out else "")
         print(f"{path}: {'money session' if not log.length else f'{log.length}-point match'}, "
               f"{counted(len(log.games), 'game')}, {log.players[0]} {log.final_score[0]} - {log.players[1]} "
-              f"{log.final_score[1]}; analysed at {args.ply}-ply")
+              f"{log.final_score[1]}; analysed at {args.ply}-ply{level}")
         print(summary_table(result) + "\n")
         print(mistakes_list(result) + "\n")
         beside = agreement_text(result, decision_words)
@@ -208,7 +227,8 @@ def choices_table(j: Judged) -> str:
     cells = "".join(f"<tr><td>{html.escape(name)}</td><td>{equity:+.3f}</td>"
                     + (f"<td>{equity - best:+.3f}</td>" if best is not None else "") + "</tr>"
                     for name, equity in rows)
-    head = "<tr><th>play</th><th>equity</th><th>to best</th></tr>" if best is not None else \
+    judge = f" (rolled out at {j.equity['rolled_out']})" if "rolled_out" in j.equity else ""
+    head = f"<tr><th>play</th><th>equity{judge}</th><th>to best</th></tr>" if best is not None else \
         "<tr><th>cube action</th><th>equity (doubler)</th></tr>"
     return f'<table class="choices">{head}{cells}</table>'
 
@@ -252,6 +272,12 @@ def register(sub) -> None:
     ply_option(parser, MATCH_PLY)
     rules_options(parser, money=False)  # the file says a money session's rules
     parser.add_argument("--no-cube", action="store_true", help="judge the checker plays only")
+    parser.add_argument("--level", choices=tuple(LEVELS),
+                        help="judge the close checker plays again by this rollout level (gammon hint --help lists "
+                             "them): the level's best plays by the search and the played one, rolled out")
+    parser.add_argument("--doubtful", type=positive_float, default=None, metavar="MARGIN",
+                        help=f"with --level: a play is close when the played move and the best lie within MARGIN "
+                             f"of each other, or the best was played and the next lies within it (default {ERROR})")
     parser.add_argument("--json", help="write the analysis as JSON to this file")
     parser.add_argument("--html", help="write a report to look at (one HTML file, opens from disk)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -428,18 +428,28 @@ def test_the_money_rules_and_the_match_equity_table_are_settings_that_change_ans
 
 
 def test_rollouts_refuse_what_they_would_drop_or_misjudge(capsys, tmp_path):
-    """Review of issue 30: --rollout/--level beside --batch were dropped; a match score was rolled out as money."""
+    """Review of issue 30: --rollout/--level beside --batch were dropped; --truncate beside --cubeful."""
     batch = tmp_path / "in.jsonl"
     batch.write_text(json.dumps({"id": "a", "position_id": "4HPwATDgc/ABMA", "dice": [3, 1]}) + "\n")
     for argv in (["hint", "--batch", str(batch), "--out", str(tmp_path / "o.jsonl"), "--level", "R1"],
                  ["cube", "--batch", str(batch), "--out", str(tmp_path / "o.jsonl"), "--rollout"],
-                 ["hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:2:3:0:7:10", "--rollout", "--games", "36"],
                  ["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "3"]):
         assert main(argv) == 2, argv
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert main(["hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "--dice", "66", "--ply", "0"]) == 0
     out = capsys.readouterr().out
     assert "X rolled 6-6" in out and "6-6 to play" in out  # the roll asked about, not the ID's 3-1
+
+
+def test_plays_rolled_out_at_a_match_score_are_worth_match_equity(capsys):
+    """Issue 30: levels at any score. Double match point: a play is worth its chance to win the match, 2p - 1 EMG,
+    gammons nothing; the plays come best first by that value."""
+    assert main(["hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:6:6:0:7:10", "--level", "R1", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rollout"]
+    assert len(rows) == 3 and [r["cubeful"] for r in rows] == sorted((r["cubeful"] for r in rows), reverse=True)
+    for row in rows:
+        assert row["cubeful"] == pytest.approx(2 * row["probs"][0] - 1, abs=1e-9)
+        assert row["cubeful_diff"] == pytest.approx(row["cubeful"] - rows[0]["cubeful"], abs=1e-12)
 
 
 def test_a_benchmarks_help_names_the_command_that_runs_it(capsys):

@@ -199,3 +199,38 @@ def test_analyze_lists_the_errors_by_move_number_and_the_report_shows_the_choice
     assert all(d["action"] in [a["move"] for a in d["alternatives"]] for d in moves)
     html = page.read_text()
     assert html.count('<table class="choices">') == len(worst) and "line " not in html.split("<h2>Errors")[1]
+
+
+def test_a_rollout_level_judges_again_only_the_close_checker_plays_and_finds_the_planted_blunder_still():
+    """Issue 30: analyze --level rolls out the doubtful decisions. With a tiny level (2 plays, 36 games, 2 turns):
+    a margin of 0 rolls out nothing and changes nothing; a wide one judges every unforced play by its rollout,
+    whose values are those of rolling the same candidates out directly, and the planted blunder stays a mistake."""
+    from gammon.engine.review.advice import Level, rolled_out
+    from gammon.engine.review.match_analysis import RollingOut
+    from gammon.engine.search.analysis import rank_moves
+
+    log, _ = recorded((Blundering(blunder_at=2), EvaluatorPlayer(NET)), 0, seed=7)
+    decisions = replay(log)[:14]
+    plain = analyse(log, NET, plies=0, decisions=decisions, cube=False)
+    level = Level("T", 2, 36, 2)
+    none = analyse(log, NET, plies=0, decisions=decisions, cube=False, rolling_out=RollingOut(level, 0.0))
+    assert none.rolled_out == 0 and [j.loss for j in none.judged] == [j.loss for j in plain.judged]
+    wide = analyse(log, NET, plies=0, decisions=decisions, cube=False, rolling_out=RollingOut(level, 10.0))
+    unforced = [j for j in wide.judged if j.counted]
+    assert wide.rolled_out == len(unforced) >= 5 and wide.as_dict()["rollout_level"]["rolled_out"] == len(unforced)
+    blunder = [j for j in wide.judged if j.decision.player == 0][1]  # the planted one
+    assert blunder.grade in ("error", "blunder") and blunder.equity["rolled_out"] == "T"
+    d = blunder.decision
+    ranked = rank_moves(NET, d.board, d.dice, 0, d.cube, also=d.after)
+    played = next(m for m in ranked if np.array_equal(m.board, d.after))
+    number = next(i for i, e in enumerate(decisions) if e is d)
+    _, values = rolled_out(NET, d.cube, ranked[:2] + [played], 36, number, 2, reduce_variance=True)
+    assert blunder.loss == pytest.approx(values.max() - values[2], abs=1e-12)
+    assert [equity for _, equity in blunder.alternatives] == sorted(values, reverse=True)
+
+
+def test_analyze_refuses_a_doubtful_margin_without_a_level(capsys):
+    from gammon.app.cli import main
+
+    assert main(["analyze", "tests/data/matches/gnubg-5pt.mat", "--doubtful", "0.05"]) == 2
+    assert "--doubtful says which checker plays --level rolls out" in capsys.readouterr().err

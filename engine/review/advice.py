@@ -10,12 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from gammon.engine.cube.state import Cube
-from gammon.engine.errors import GammonError
 from gammon.engine.play.rollout import rollout_plays
 from gammon.engine.records.formats import position_id
 from gammon.engine.rules.notation import LegalPlay, format_move
 from gammon.engine.rules.outcomes import cubeless_equity
-from gammon.engine.search.analysis import cube_advice, rank_moves
+from gammon.engine.search.analysis import cube_advice, play_values, rank_moves
 
 
 def hint_rows(net, board, state, dice, plies: int, filters=None) -> list[dict]:
@@ -57,18 +56,29 @@ def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed
                  truncate: int | None = None, reduce_variance: bool = False, progress=None,
                  filters=None) -> list[dict]:
     """The ``top`` plays of ``dice`` by the search at ``plies`` (with ``filters``, as hint_rows), rolled out with
-    the same dice (cubeless money games: engine.play.rollout.rollout_plays), best first by the rollout. A match
-    score is refused: its plays are worth match winning chances, which cubeless money games do not give."""
-    if state is not None and state.match_length:
-        raise GammonError("the plays are rolled out as cubeless money games, which a match score would misjudge: "
-                          "at a match score, ask the search (hint) or roll out the cube (cube --rollout)")
-    moves = rank_moves(net, board, dice, plies=plies, cube=Cube.from_state(state), filters=filters)[:top]
+    the same dice (:func:`rolled_out`), best first by the rollout's value: ``cubeful`` (money per unit of the
+    cube, or EMG at a match score) and its difference from the best, beside the cubeless equity and its
+    difference from the best, taken game by game, with their 95% intervals."""
+    cube = Cube.from_state(state)
+    moves = rank_moves(net, board, dice, plies=plies, cube=cube, filters=filters)[:top]
     wild = bool(net.variant.is_wild(np.asarray(dice)))
-    rolled = rollout_plays(net, np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves]),
-                           games, seed, truncate, progress, reduce_variance)
-    rows = [{"move": format_move(board, m.steps, wild), "plies": m.plies, "searched": m.cubeful, **r.as_dict()}
-            for m, r in zip(moves, rolled)]
-    return sorted(rows, key=lambda row: -row["equity"])
+    rolled, values = rolled_out(net, cube, moves, games, seed, truncate, reduce_variance, progress)
+    rows = [{"move": format_move(board, m.steps, wild), "plies": m.plies, "searched": m.cubeful,
+             "cubeful": float(value), "cubeful_diff": float(value - values.max()), **r.as_dict()}
+            for m, r, value in zip(moves, rolled, values)]
+    return sorted(rows, key=lambda row: -row["cubeful"])
+
+
+def rolled_out(net, cube: Cube, moves, games: int, seed: int = 0, truncate: int | None = None,
+               reduce_variance: bool = False, progress=None) -> tuple[list, np.ndarray]:
+    """The ranked ``moves`` of one roll rolled out as cubeless games with the same dice
+    (engine.play.rollout.rollout_plays), and what each is worth by its rolled-out probabilities, as the
+    search values a play (engine.search.analysis.play_values): money per unit of ``cube``, or the match
+    equity it leads to in EMG. At a match score the games are cubeless, as gnubg's cubeless rollouts; the
+    score prices their gammons."""
+    boards, again = np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves])
+    rolled = rollout_plays(net, boards, again, games, seed, truncate, progress, reduce_variance)
+    return rolled, play_values(net.variant, boards, again, np.stack([r.probs for r in rolled]), cube)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from gammon.engine.cube.match import can_double, match_equity_of_probs
 from gammon.engine.cube.state import Cube
 from gammon.engine.play.luck import roll_luck
 from gammon.engine.records.matchlog import MatchLog
+from gammon.engine.review.advice import Level, rolled_out
 from gammon.engine.review.file_analysis import agreement, verdict_report
 from gammon.engine.review.replay import Decision, replay
 from gammon.engine.rules.notation import format_move
@@ -115,40 +116,66 @@ class MatchAnalysis:
     judged: list[Judged]
     players: list[PlayerStats]
     graph: list[tuple[int, float]]  # (game, player 0's match winning chance, or cubeless equity in money play)
+    rolling_out: RollingOut | None = None
+
+    @property
+    def rolled_out(self) -> int:
+        """How many checker plays the rollout level judged."""
+        return sum("rolled_out" in j.equity for j in self.judged)
 
     def as_dict(self) -> dict:
-        return {"players": [asdict(p) for p in self.players], "plies": self.plies, "match_length": self.log.length,
+        level = self.rolling_out
+        return {"players": [asdict(p) for p in self.players], "plies": self.plies,
+                "rollout_level": None if level is None else {"level": level.level.name, "margin": level.margin,
+                                                             "rolled_out": self.rolled_out},
+                "match_length": self.log.length,
                 "games": len(self.log.games), "final_score": list(self.log.final_score),
                 "graph": [{"game": g, "value": round(v, 4)} for g, v in self.graph],
                 "file_analysis": agreement(self.judged),
                 "decisions": [j.as_dict() for j in self.judged]}
 
 
+@dataclass(frozen=True)
+class RollingOut:
+    """Which checker plays a rollout level (engine.review.advice.LEVELS) judges again after the search: the
+    close ones, where the played move lies within ``margin`` of the best, or the best was played and the
+    next lies within it. Its candidates are the level's best few by the search and the played move."""
+
+    level: Level
+    margin: float = ERROR
+
+
 def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
-            progress: Callable[[int], None] | None = None, decisions: list[Decision] | None = None) -> MatchAnalysis:
+            progress: Callable[[int], None] | None = None, decisions: list[Decision] | None = None,
+            rolling_out: RollingOut | None = None) -> MatchAnalysis:
     """Judge every decision of ``log`` with ``evaluator`` at ``plies``; ``cube`` False skips the cube.
 
     ``progress(k)`` hears of every k decisions judged. ``decisions``: ``replay(log)``, where the caller has it.
+    ``rolling_out``: the close checker plays judged again by a rollout level.
     """
     decisions = replay(log) if decisions is None else decisions
     moves = [d for d in decisions if d.kind == "move"]
     luck, graph = _luck_and_graph(evaluator, moves)
     judged = []
-    for d in decisions:
+    for number, d in enumerate(decisions):
         if d.kind == "move":
-            judged.append(_judge_move(evaluator, d, plies, luck.pop(0)))
+            judged.append(_judge_move(evaluator, d, plies, luck.pop(0), rolling_out, seed=number))
         elif cube:
             verdict = _judge_cube(evaluator, d, plies)
             if verdict is not None:
                 judged.append(verdict)
         if progress:
             progress(1)
-    return MatchAnalysis(log, plies, judged, [_stats(log.players[p], judged, p) for p in (0, 1)], graph)
+    return MatchAnalysis(log, plies, judged, [_stats(log.players[p], judged, p) for p in (0, 1)], graph,
+                         rolling_out)
 
 
-def _judge_move(evaluator, d: Decision, plies: int, luck: float) -> Judged:
+def _judge_move(evaluator, d: Decision, plies: int, luck: float, rolling_out: RollingOut | None = None,
+                seed: int = 0) -> Judged:
     ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
     played = next(m for m in ranked if np.array_equal(m.board, d.after))
+    if rolling_out is not None and len(ranked) > 1 and _close(ranked, played, rolling_out.margin):
+        return _rolled_out_move(evaluator, d, ranked, played, rolling_out.level, luck, seed)
     best = ranked[0]
     shown = ranked[:ALTERNATIVES]
     shown += [] if any(m is played for m in shown) else [played]
@@ -156,6 +183,26 @@ def _judge_move(evaluator, d: Decision, plies: int, luck: float) -> Judged:
                   len(ranked) > 1, luck=luck,
                   equity={"played": round(played.cubeful, 4), "best": round(best.cubeful, 4)},
                   alternatives=[(_notation(d, m), m.cubeful) for m in shown])
+
+
+def _close(ranked, played, margin: float) -> bool:
+    """The played move within ``margin`` of the best, or the best played and the next within it."""
+    rival = ranked[1] if played is ranked[0] else played
+    return ranked[0].cubeful - rival.cubeful < margin
+
+
+def _rolled_out_move(evaluator, d: Decision, ranked, played, level: Level, luck: float, seed: int) -> Judged:
+    """A close checker play judged again by ``level``: its best plays by the search and the played one rolled out
+    with the same dice, each valued as the search values a play (engine.review.advice.rolled_out)."""
+    candidates = ranked[:level.candidates]
+    candidates += [] if any(m is played for m in candidates) else [played]
+    _, values = rolled_out(evaluator, d.cube, candidates, level.games, seed, level.truncate, reduce_variance=True)
+    order = np.argsort(-values, kind="stable")
+    best, mine = candidates[order[0]], next(i for i, m in enumerate(candidates) if m is played)
+    return Judged(d, _notation(d, played), _notation(d, best), float(values.max() - values[mine]), True, luck=luck,
+                  equity={"played": round(float(values[mine]), 4), "best": round(float(values.max()), 4),
+                          "rolled_out": level.name, "searched_loss": round(ranked[0].cubeful - played.cubeful, 4)},
+                  alternatives=[(_notation(d, candidates[i]), float(values[i])) for i in order])
 
 
 def _notation(d: Decision, move) -> str:

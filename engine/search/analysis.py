@@ -107,6 +107,28 @@ def ply_policy(evaluator: ProbabilityEvaluator, plies: int):
     return choose
 
 
+def play_values(variant, boards: np.ndarray, again: np.ndarray, probs: np.ndarray, cube: Cube) -> np.ndarray:
+    """What each play of one roll is worth to the mover, per unit of ``cube`` (EMG at a match score), from its
+    afterstate's cubeless ``probs`` (mover's view): the cubeful money equity with the opponent on roll (or the
+    mover, where ``again`` says he rolls again), or the match equity it leads to. A play that ends the game is
+    worth its points. The search's and the rollouts' probabilities are made values the same way here."""
+    won = result_points(boards, variant.checkers, variant.backgammons)
+    geometry = variant.geometry
+    if cube.money:
+        x = cube_efficiency(geometry.flip(boards), geometry=geometry)
+        cubeful = -cubeful_equity(swap_sides(probs), cube.swapped(), x) / cube.value
+        if cube.jacoby and cube.owner == "centered":
+            won = np.minimum(won, 1)  # gammons count single on a centered cube
+        cubeful = np.where(won > 0, won, cubeful)
+    else:
+        cubeful = match_play_values(probs, boards, cube, variant)
+    rolling = again & (won == 0)
+    if rolling.any():  # the mover rolls again: still his turn, his cube as it stands
+        x = cube_efficiency(boards[rolling], geometry=geometry)
+        cubeful[rolling] = cubeful_as_is(probs[rolling], cube, x)
+    return cubeful
+
+
 @dataclass(frozen=True)
 class RankedMove:
     board: np.ndarray  # the afterstate, mover's view
@@ -151,20 +173,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], deeper, again[keep])
         depth[keep] = deeper
     equity = cubeless_equity(probs)
-    won = result_points(afterstates.boards, evaluator.variant.checkers, evaluator.variant.backgammons)
-    geometry = evaluator.variant.geometry
-    if cube.money:
-        x = cube_efficiency(geometry.flip(afterstates.boards), geometry=geometry)
-        cubeful = -cubeful_equity(swap_sides(probs), cube.swapped(), x) / cube.value
-        if cube.jacoby and cube.owner == "centered":
-            won = np.minimum(won, 1)  # gammons count single on a centered cube
-        cubeful = np.where(won > 0, won, cubeful)
-    else:
-        cubeful = match_play_values(probs, afterstates.boards, cube, evaluator.variant)
-    rolling = again & (won == 0)
-    if rolling.any():  # the mover rolls again: still his turn, his cube as it stands
-        x = cube_efficiency(afterstates.boards[rolling], geometry=geometry)
-        cubeful[rolling] = cubeful_as_is(probs[rolling], cube, x)
+    cubeful = play_values(evaluator.variant, afterstates.boards, again, probs, cube)
     order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
     return [
         RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),

@@ -263,20 +263,22 @@ function rolloutProgress(job) {
     `${job.games_done} of ${job.games_total} games (${Math.round(100 * share)}%)`);
 }
 
-// The plays rolled out, best first: equity and the difference to the best, each with its 95% half-width.
+// The plays rolled out, best first: the value of the rolled-out chances (cubeful, or EMG at a match score) and
+// its distance to the best; the cubeless equity and its distance to the best, each with its 95% half-width.
 function rolloutTable(report, ply) {
   const half = ([low, high]) => "± " + ((high - low) / 2).toFixed(3);
   const rows = report.rollout.map((row, i) => ({
     className: i === 0 ? "best" : "",
-    cells: [String(i + 1), row.move || "(no move)", signed(row.equity), half(row.ci95),
-      i === 0 ? "" : signed(row.diff), i === 0 ? "" : half(row.diff_ci95)],
+    cells: [String(i + 1), row.move || "(no move)", signed(row.cubeful), i === 0 ? "" : signed(row.cubeful_diff),
+      signed(row.equity), half(row.ci95), signed(row.diff), half(row.diff_ci95)],
   }));
   const how = (report.truncate ? `truncated at ${report.truncate} turns` : "played to the end")
     + (report.variance_reduced ? ", variance-reduced" : "");
   const heading = make("h3", {}, `${rollText(report.dice)}: the best ${rows.length} play(s) at ${ply}-ply `
-    + `rolled out, ${report.games} games each (${how}); cubeless equity for the mover, and to the best `
-    + "game by game, with 95% intervals");
-  return [heading, table(["#", "Move", "Equity", "± 95%", "To best", "± 95%"], rows)];
+    + `rolled out, ${report.games} games each (${how}); for the mover, the value of the rolled-out chances `
+    + "(cubeful, or EMG at a match score) and to the best; the cubeless equity and to the best game by game, "
+    + "with 95% intervals");
+  return [heading, table(["#", "Move", "Value", "To best", "Cubeless", "± 95%", "To best", "± 95%"], rows)];
 }
 
 // The rollout as it stands: its progress, and once done, its table.
