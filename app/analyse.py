@@ -309,7 +309,7 @@ def rollout_options_given(args) -> list[str]:
 def cmd_cube(args) -> int:
     from gammon.models.players import load_analyst
 
-    given = rollout_options_given(args)
+    given = rollout_options_given(args) + (["--cube-ply"] if args.cube_ply else [])
     if given and not args.rollout:
         raise GammonError(f"{', '.join(given)}: rollout options; add --rollout, or drop them")
     if args.batch and args.rollout:
@@ -353,7 +353,7 @@ def cube_rollout_report(args, net, board, state) -> int:
     if refused:
         raise GammonError(f"cube --rollout plays its games to the end, cubeful, without {', '.join(refused)}")
     with tqdm(total=2 * args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
-        result = cube_rollout(net, board, cube, args.games, args.seed, bar.update)
+        result = cube_rollout(net, board, cube, args.games, args.seed, bar.update, cube_plies=args.cube_ply)
     if args.json:
         print(json.dumps({"position": args.position, "situation": describe_state(state), "seed": args.seed,
                           **result.as_dict()}))
@@ -407,6 +407,9 @@ def cmd_rollout(args) -> int:
     if is_batch(args):
         return batch_rollout(args)
     refuse_batch_options(args)
+    if args.cube_ply and not args.cubeful:
+        raise GammonError("--cube-ply sets how deep the cube decisions inside --cubeful games are searched; "
+                          "give --cubeful")
     if args.save and args.device:
         raise GammonError("--save keeps the games of a rollout in numpy; drop --device or --save")
     board, state = position_in_variant(need_position(args), args.variant)
@@ -420,7 +423,7 @@ def cmd_rollout(args) -> int:
                       file=sys.stderr)
             if args.cubeful:
                 result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update,
-                                         store=store)
+                                         store=store, cube_plies=args.cube_ply)
             elif args.device:
                 result = device_rollout(net, board, args)
                 bar.update(result.games)
@@ -471,6 +474,12 @@ def rollout_options(parser) -> None:
                              "(looked at every 144 games), or at --games")
 
 
+def cube_ply_option(parser) -> None:
+    parser.add_argument("--cube-ply", type=int, choices=(0, 1, 2), default=0,
+                        help="cubeful games: the players' cube decisions searched this deep (checker plays 0-ply; "
+                             "default 0)")
+
+
 def register(sub) -> None:
     """Add the analysis sub-commands to the ``gammon`` parser's ``sub``."""
     show = sub.add_parser("show", help="draw a position (Position ID, PositionID:MatchID or XGID)")
@@ -517,6 +526,7 @@ def register(sub) -> None:
             command.add_argument("--rollout", action="store_true",
                                  help="roll out no double and double/take (money, cubeful) with the same dice")
             rollout_options(command)
+            cube_ply_option(command)
         if name in ("hint", "cube"):
             command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")
             command.add_argument("--out", help="where --batch writes its JSON Lines results")
@@ -530,6 +540,7 @@ def register(sub) -> None:
                            "rollouts (gnubg's rollouts at a deeper setting)")
     roll.add_argument("--cubeful", action="store_true",
                       help="rollout with the cube: the position's cube, money or its match score")
+    cube_ply_option(roll)
     roll.add_argument("--device", choices=("cpu", "cuda"), help="cubeless: play the games side by side in torch on "
                       "this device (default: numpy)")
     model_option(roll)

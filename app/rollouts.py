@@ -98,7 +98,8 @@ def single_options(args, board, cube) -> dict:
     """What decides the numbers of ``gammon rollout POS``'s chunks of games (its ``--save`` store)."""
     return {"board": [int(x) for x in board], "games": args.games, "seed": args.seed, "truncate": args.truncate,
             "reduce_variance": args.vr, "until": args.until, "search": list(args.search or ()),
-            "cube": repr(cube) if args.cubeful else None, **model_identity(args.model, args.variant)}
+            "cube": repr(cube) if args.cubeful else None, "cube_plies": args.cube_ply,
+            **model_identity(args.model, args.variant)}
 
 
 # -- playing shards ------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import pytest
 from test_analysis import PipEvaluator  # tests/ is on sys.path under pytest
 
 import gammon.engine.play.rollout as rollout_module
+from gammon.engine.errors import GammonError
 from gammon.engine.play.rollout import SETTLE_TURNS, cubeful_rollout, rollout, rollout_positions
 from gammon.engine.rules.board import starting_board
 from gammon.engine.rules.dice import ORDERED_ROLLS
@@ -322,3 +323,23 @@ def test_a_rollout_store_of_other_options_or_damaged_is_refused_in_one_line(tmp_
         f.write('{"first": "x"}\n')
     with pytest.raises(StoreError, match="line 2 .* not a finished piece"):
         ChunkStore(tmp_path / "r.store", {"seed": 1, "games": 72})
+
+
+def test_cube_decisions_inside_cubeful_rollouts_are_searched_at_the_ply_asked(monkeypatch):
+    """Issue 30: the cube at a chosen ply inside the rollout. Every cube decision of the games goes to the search
+    at cube_plies; the games repeat with the same seed."""
+    import gammon.engine.play.players as players
+
+    asked = []
+    real = players.cube_actions_at
+
+    def spy(evaluator, boards, cubes, plies):
+        asked.append(plies)
+        return real(evaluator, boards, cubes, plies)
+
+    monkeypatch.setattr(players, "cube_actions_at", spy)
+    a = cubeful_rollout(PipEvaluator(), starting_board(), games=36, seed=2, cube_plies=1)
+    assert asked and set(asked) == {1}
+    assert cubeful_rollout(PipEvaluator(), starting_board(), games=36, seed=2, cube_plies=1).equity == a.equity
+    with pytest.raises(GammonError, match="0, 1 or 2 plies"):
+        cubeful_rollout(PipEvaluator(), starting_board(), games=36, cube_plies=3)

@@ -217,6 +217,7 @@ def cubeful_rollout(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
     store=None,
+    cube_plies: int = 0,
 ) -> CubefulRolloutResult:
     """Rollout with the cube: both sides double, take and pass by the evaluator at 0-ply (Janowski's model
     for money, the match equity table at a match score).
@@ -224,17 +225,19 @@ def cubeful_rollout(
     ``cube`` is the cube as the player on roll sees it (with its Jacoby and beaver rules in money
     play, or the match score). Games are played to the end; the first roll is stratified as in
     :func:`rollout`. The equity is per unit of the cube: money points, or EMG in a match.
-    ``store`` keeps finished chunks of games for a killed run to resume from (:func:`rollout`).
+    ``store`` keeps finished chunks of games for a killed run to resume from (:func:`rollout`). ``cube_plies``:
+    the players' cube decisions by the search that deep (gnubg's rollout setting of the cube's own ply).
     """
     started = time.perf_counter()
-    equity, doubles, passes = _cubeful_games(evaluator, board, cube, games, seed, progress, store=store)
+    equity, doubles, passes = _cubeful_games(evaluator, board, cube, games, seed, progress, store=store,
+                                             cube_plies=cube_plies)
     mean, std_error = mean_and_error(equity)
     return CubefulRolloutResult(games, mean, std_error, interval95(mean, std_error), doubles, passes,
                                 time.perf_counter() - started)
 
 
 def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress,
-                   per: Cube | None = None, store=None) -> tuple[np.ndarray, int, int]:
+                   per: Cube | None = None, store=None, cube_plies: int = 0) -> tuple[np.ndarray, int, int]:
     """``(equity, doubles, passes)``: each game's result for the player on roll of ``board``, who holds
     ``cube`` as he sees it, both sides playing and doubling by the evaluator (:func:`cubeful_rollout`):
     money points per unit of ``per`` (``cube`` by default), or in a match his match winning chance
@@ -242,11 +245,14 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
 
     The game loop draws the same dice for a slot whatever its game does, so game ``i`` has the
     same dice from the same seed whatever the cube: two cube actions are compared game by game.
-    ``store`` keeps finished chunks, as in :func:`rollout_games`."""
+    ``store`` keeps finished chunks, as in :func:`rollout_games`; ``cube_plies``: how deep the players search
+    their cube decisions (checker plays stay 0-ply)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     per = per or cube
-    player = EvaluatorPlayer(evaluator, screened=True)
+    if cube_plies not in (0, 1, 2):
+        raise GammonError(f"the cube decisions inside a rollout are searched 0, 1 or 2 plies deep; got {cube_plies}")
+    player = EvaluatorPlayer(evaluator, cube_plies=cube_plies, screened=True)
     variant = evaluator.variant.name
     rules = (Rules(variant=variant, jacoby=cube.jacoby, beavers=cube.beavers) if cube.money
              else Rules(variant=variant, match_length=max(cube.away)))
@@ -295,14 +301,16 @@ class CubeRollout:
 
 
 def cube_rollout(evaluator: ProbabilityEvaluator, board: np.ndarray, cube: Cube, games: int = 1296, seed: int = 0,
-                 progress: Callable[[int], None] | None = None) -> CubeRollout:
+                 progress: Callable[[int], None] | None = None, cube_plies: int = 0) -> CubeRollout:
     """No double and double/take rolled out for the player on roll (``cube`` as he sees it: money, or a match
-    score), the same dice in both; double/pass is 1. The verdict in gnubg's words (engine.cube.state.verdict)."""
+    score), the same dice in both; double/pass is 1. The verdict in gnubg's words (engine.cube.state.verdict).
+    ``cube_plies``: the cube decisions inside the games searched that deep (:func:`cubeful_rollout`)."""
     reason = no_double_reason(cube)
     if reason:
         raise GammonError(f"no cube action to roll out: {reason}")
-    no_double = _cubeful_games(evaluator, board, cube, games, seed, progress)[0]
-    double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress, per=cube)[0]
+    no_double = _cubeful_games(evaluator, board, cube, games, seed, progress, cube_plies=cube_plies)[0]
+    double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress, per=cube,
+                                 cube_plies=cube_plies)[0]
     (nd, nd_error), (dt, dt_error) = mean_and_error(no_double), mean_and_error(double_take)
     action, response, words = verdict(nd, dt, 1.0, cube)
     return CubeRollout(games, nd, interval95(nd, nd_error), dt, interval95(dt, dt_error),
