@@ -14,12 +14,16 @@ from __future__ import annotations
 import html
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from gammon.app.arguments import counted, rules_options
 from gammon.app.file_analysis import agreement_html, agreement_text, verdict_words
+from gammon.app.rollouts import runner_for
+from gammon.engine.cube.met import using_met
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text, check_output
 from gammon.engine.records.match_files import READ_SUFFIXES, load_match
@@ -30,13 +34,15 @@ from gammon.engine.review.match_analysis import (
     DOUBTFUL,
     ERROR,
     MISTAKES,
+    ClosePlay,
     Judged,
     MatchAnalysis,
     RollingOut,
     analyse,
+    roll_close_play,
 )
 from gammon.engine.review.replay import replay
-from gammon.options import MATCH_PLY, model_option, ply_option, positive_float
+from gammon.options import MATCH_PLY, model_option, ply_option, positive_float, worker_options
 
 SUMMARY_ROWS = [  # (label, PlayerStats field)
     ("decisions (unforced)", "decisions"), ("error rate (mp/decision)", "error_rate_mp"), ("PR", "pr"),
@@ -112,13 +118,17 @@ def cmd_analyze(args) -> int:
     rolling_out = RollingOut(LEVELS[args.level], ERROR if args.doubtful is None else args.doubtful) \
         if args.level else None
     args.doubtful = rolling_out.margin if rolling_out else None
+    if (args.workers or args.ray) and not rolling_out:
+        raise GammonError("--workers and --ray roll out the close plays of --level; give --level too")
+    runner = runner_for(args, partial(roll_close, args.model, args.met)) if rolling_out else None
     evaluator = load_analyst(args.model)
     totals: dict[str, list[float]] = {}  # name -> [decisions, loss in mp, luck in mp, rolls]
     for path, log, replayed in zip(files, logs, decisions):
         with tqdm(total=len(replayed), unit="decision", desc=path.name,
                   disable=args.quiet or not sys.stderr.isatty(), leave=False) as bar:
             result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update,
-                             decisions=replayed, rolling_out=rolling_out)
+                             decisions=replayed, rolling_out=rolling_out,
+                             runner=counting(runner, path.name, args.quiet) if rolling_out else None)
         level = (f", {counted(result.rolled_out, 'close checker play')} (within {args.doubtful:g}) rolled out at "
                  f"{args.level}" if rolling_out else "")
         print(f"{path}: {'money session' if not log.length else f'{log.length}-point match'}, "
@@ -150,6 +160,28 @@ def cmd_analyze(args) -> int:
             rate = loss / max(decisions, 1)
             print(f"{name:<24}{decisions:>10}{rate:>17.2f}{rate / 2:>7.2f}{luck / max(rolls, 1):>16.2f}")
     return 1 if refused else 0
+
+
+def roll_close(model: str, met: str, close: ClosePlay) -> np.ndarray:
+    """The task every runner runs for analyze --level: one close play, by ``model`` under the table ``met``
+    (a worker process has its own default table until told)."""
+    from gammon.models.players import shared_analyst
+
+    with using_met(met):
+        return roll_close_play(shared_analyst(model), close)
+
+
+def counting(runner, name: str, quiet: bool):
+    """``runner`` with a progress bar of its own over the close plays it rolls out."""
+
+    def run(plays):
+        with tqdm(total=len(plays), unit="play", desc=f"{name}: rolling out", leave=False,
+                  disable=quiet or not sys.stderr.isatty()) as bar:
+            for play, values in runner(plays):
+                bar.update(1)
+                yield play, values
+
+    return run
 
 
 def readable_matches(files: list[Path], command: str = "analyze") -> tuple[list[Path], list, list[list], int]:
@@ -278,6 +310,7 @@ def register(sub) -> None:
     parser.add_argument("--doubtful", type=positive_float, default=None, metavar="MARGIN",
                         help=f"with --level: a play is close when the played move and the best lie within MARGIN "
                              f"of each other, or the best was played and the next lies within it (default {ERROR})")
+    worker_options(parser, "rolling out --level's close plays")
     parser.add_argument("--json", help="write the analysis as JSON to this file")
     parser.add_argument("--html", help="write a report to look at (one HTML file, opens from disk)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

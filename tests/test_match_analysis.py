@@ -1,5 +1,6 @@
 """Whole matches: replayed through the rules (faults named by game and line) and judged decision by decision."""
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -224,7 +225,9 @@ def test_a_rollout_level_judges_again_only_the_close_checker_plays_and_finds_the
     ranked = rank_moves(NET, d.board, d.dice, 0, d.cube, also=d.after)
     played = next(m for m in ranked if np.array_equal(m.board, d.after))
     number = next(i for i, e in enumerate(decisions) if e is d)
-    _, values = rolled_out(NET, d.cube, ranked[:2] + [played], 36, number, 2, reduce_variance=True)
+    candidates = ranked[:2] + [played]
+    _, values = rolled_out(NET, d.cube, np.stack([m.board for m in candidates]), np.zeros(3, dtype=bool), 36, number,
+                           2, reduce_variance=True)
     assert blunder.loss == pytest.approx(values.max() - values[2], abs=1e-12)
     assert [equity for _, equity in blunder.alternatives] == sorted(values, reverse=True)
 
@@ -234,3 +237,22 @@ def test_analyze_refuses_a_doubtful_margin_without_a_level(capsys):
 
     assert main(["analyze", "tests/data/matches/gnubg-5pt.mat", "--doubtful", "0.05"]) == 2
     assert "--doubtful says which checker plays --level rolls out" in capsys.readouterr().err
+
+
+def test_analyze_level_gives_the_same_report_on_two_worker_processes_as_in_one(tmp_path):
+    """Issue 30: a match's close plays shared out as tasks give one process's answers (each one's dice follow its
+    decision's number). A short money session at 0-ply, R1 on its close plays."""
+    from gammon.app.cli import main
+    from gammon.engine.records.matfile import save_mat
+
+    log, _ = recorded((EvaluatorPlayer(NET), EvaluatorPlayer(NET)), 0, seed=11)
+    match = tmp_path / "session.mat"
+    save_mat(log, match)
+    reports = []
+    for extra in ([], ["--workers", "2"]):
+        out = tmp_path / f"report{len(reports)}.json"
+        assert main(["analyze", str(match), "--level", "R1", "--doubtful", "0.0013", "--quiet", "--json", str(out),
+                     "--no-cube"] + extra) == 0
+        reports.append(json.loads(out.read_text()))
+    assert reports[0]["rollout_level"]["rolled_out"] >= 2
+    assert reports[0]["decisions"] == reports[1]["decisions"]

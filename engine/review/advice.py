@@ -62,21 +62,21 @@ def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed
     cube = Cube.from_state(state)
     moves = rank_moves(net, board, dice, plies=plies, cube=cube, filters=filters)[:top]
     wild = bool(net.variant.is_wild(np.asarray(dice)))
-    rolled, values = rolled_out(net, cube, moves, games, seed, truncate, reduce_variance, progress)
+    rolled, values = rolled_out(net, cube, np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves]),
+                                games, seed, truncate, reduce_variance, progress)
     rows = [{"move": format_move(board, m.steps, wild), "plies": m.plies, "searched": m.cubeful,
              "cubeful": float(value), "cubeful_diff": float(value - values.max()), **r.as_dict()}
             for m, r, value in zip(moves, rolled, values)]
     return sorted(rows, key=lambda row: -row["cubeful"])
 
 
-def rolled_out(net, cube: Cube, moves, games: int, seed: int = 0, truncate: int | None = None,
-               reduce_variance: bool = False, progress=None) -> tuple[list, np.ndarray]:
-    """The ranked ``moves`` of one roll rolled out as cubeless games with the same dice
-    (engine.play.rollout.rollout_plays), and what each is worth by its rolled-out probabilities, as the
-    search values a play (engine.search.analysis.play_values): money per unit of ``cube``, or the match
-    equity it leads to in EMG. At a match score the games are cubeless, as gnubg's cubeless rollouts; the
-    score prices their gammons."""
-    boards, again = np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves])
+def rolled_out(net, cube: Cube, boards: np.ndarray, again: np.ndarray, games: int, seed: int = 0,
+               truncate: int | None = None, reduce_variance: bool = False, progress=None) -> tuple[list, np.ndarray]:
+    """The plays of one roll (their afterstates ``boards``, the mover rolling again where ``again`` says)
+    rolled out as cubeless games with the same dice (engine.play.rollout.rollout_plays), and what each is
+    worth by its rolled-out probabilities, as the search values a play (engine.search.analysis.play_values):
+    money per unit of ``cube``, or the match equity it leads to in EMG. At a match score the games are
+    cubeless, as gnubg's cubeless rollouts; the score prices their gammons."""
     rolled = rollout_plays(net, boards, again, games, seed, truncate, progress, reduce_variance)
     return rolled, play_values(net.variant, boards, again, np.stack([r.probs for r in rolled]), cube)
 

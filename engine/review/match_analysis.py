@@ -145,37 +145,76 @@ class RollingOut:
     margin: float = ERROR
 
 
+@dataclass(frozen=True)
+class ClosePlay:
+    """A close checker play's candidates to roll out, all a worker needs: decision ``number`` of the match (its
+    key, and its rollout's dice seed), the candidates' afterstates (mover's view) and the mover's cube."""
+
+    number: int
+    boards: tuple[tuple[int, ...], ...]
+    again: tuple[bool, ...]
+    cube: Cube
+    level: Level
+
+    @property
+    def key(self) -> int:
+        return self.number
+
+    @property
+    def where(self) -> str:
+        return f"decision {self.number}"
+
+
+def roll_close_play(evaluator, close: ClosePlay) -> np.ndarray:
+    """Each candidate's value (engine.review.advice.rolled_out): the level's games, variance-reduced, truncated."""
+    level = close.level
+    return rolled_out(evaluator, close.cube, np.array(close.boards, dtype=np.int8), np.array(close.again),
+                      level.games, close.number, level.truncate, reduce_variance=True)[1]
+
+
 def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
             progress: Callable[[int], None] | None = None, decisions: list[Decision] | None = None,
-            rolling_out: RollingOut | None = None) -> MatchAnalysis:
+            rolling_out: RollingOut | None = None, runner=None) -> MatchAnalysis:
     """Judge every decision of ``log`` with ``evaluator`` at ``plies``; ``cube`` False skips the cube.
 
     ``progress(k)`` hears of every k decisions judged. ``decisions``: ``replay(log)``, where the caller has it.
-    ``rolling_out``: the close checker plays judged again by a rollout level.
+    ``rolling_out``: the close checker plays judged again by a rollout level, once the search has judged
+    them all; ``runner`` plays them (a list of :class:`ClosePlay` in, ``(close play, values)`` pairs out in any
+    order, as training.runners' runners do with :func:`roll_close_play`), in this process by default. Each
+    close play's dice follow its decision's number, so any runner gives the same answers.
     """
     decisions = replay(log) if decisions is None else decisions
     moves = [d for d in decisions if d.kind == "move"]
     luck, graph = _luck_and_graph(evaluator, moves)
-    judged = []
+    judged, close = [], {}  # close: decision number -> (its place in judged, its ranked plays, the candidates)
     for number, d in enumerate(decisions):
         if d.kind == "move":
-            judged.append(_judge_move(evaluator, d, plies, luck.pop(0), rolling_out, seed=number))
+            ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
+            played = next(m for m in ranked if np.array_equal(m.board, d.after))
+            judged.append(_judge_move(d, ranked, played, luck.pop(0)))
+            if rolling_out is not None and len(ranked) > 1 and _close(ranked, played, rolling_out.margin):
+                candidates = ranked[:rolling_out.level.candidates]
+                candidates += [] if any(m is played for m in candidates) else [played]
+                close[number] = (len(judged) - 1, candidates, played)
         elif cube:
             verdict = _judge_cube(evaluator, d, plies)
             if verdict is not None:
                 judged.append(verdict)
         if progress:
             progress(1)
+    if close:
+        plays = [ClosePlay(number, tuple(tuple(int(x) for x in m.board) for m in candidates),
+                           tuple(m.rolls_again for m in candidates), decisions[number].cube, rolling_out.level)
+                 for number, (_, candidates, _) in close.items()]
+        runner = runner or (lambda items: ((item, roll_close_play(evaluator, item)) for item in items))
+        for play, values in runner(plays):
+            at, candidates, played = close[play.number]
+            judged[at] = _rolled_out_move(judged[at], candidates, played, values, rolling_out.level.name)
     return MatchAnalysis(log, plies, judged, [_stats(log.players[p], judged, p) for p in (0, 1)], graph,
                          rolling_out)
 
 
-def _judge_move(evaluator, d: Decision, plies: int, luck: float, rolling_out: RollingOut | None = None,
-                seed: int = 0) -> Judged:
-    ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
-    played = next(m for m in ranked if np.array_equal(m.board, d.after))
-    if rolling_out is not None and len(ranked) > 1 and _close(ranked, played, rolling_out.margin):
-        return _rolled_out_move(evaluator, d, ranked, played, rolling_out.level, luck, seed)
+def _judge_move(d: Decision, ranked, played, luck: float) -> Judged:
     best = ranked[0]
     shown = ranked[:ALTERNATIVES]
     shown += [] if any(m is played for m in shown) else [played]
@@ -191,17 +230,15 @@ def _close(ranked, played, margin: float) -> bool:
     return ranked[0].cubeful - rival.cubeful < margin
 
 
-def _rolled_out_move(evaluator, d: Decision, ranked, played, level: Level, luck: float, seed: int) -> Judged:
-    """A close checker play judged again by ``level``: its best plays by the search and the played one rolled out
-    with the same dice, each valued as the search values a play (engine.review.advice.rolled_out)."""
-    candidates = ranked[:level.candidates]
-    candidates += [] if any(m is played for m in candidates) else [played]
-    _, values = rolled_out(evaluator, d.cube, candidates, level.games, seed, level.truncate, reduce_variance=True)
+def _rolled_out_move(searched: Judged, candidates, played, values: np.ndarray, level: str) -> Judged:
+    """A close checker play judged again by its candidates' rolled-out ``values`` (:func:`roll_close_play`)."""
+    d = searched.decision
     order = np.argsort(-values, kind="stable")
-    best, mine = candidates[order[0]], next(i for i, m in enumerate(candidates) if m is played)
-    return Judged(d, _notation(d, played), _notation(d, best), float(values.max() - values[mine]), True, luck=luck,
+    mine = next(i for i, m in enumerate(candidates) if m is played)
+    return Judged(d, searched.played, _notation(d, candidates[order[0]]), float(values.max() - values[mine]), True,
+                  luck=searched.luck,
                   equity={"played": round(float(values[mine]), 4), "best": round(float(values.max()), 4),
-                          "rolled_out": level.name, "searched_loss": round(ranked[0].cubeful - played.cubeful, 4)},
+                          "rolled_out": level, "searched_loss": round(searched.loss, 4)},
                   alternatives=[(_notation(d, candidates[i]), float(values[i])) for i in order])
 
 
