@@ -91,17 +91,20 @@ def with_roll(state, dice):
 
 
 def rollout_report(net, position: str, board, state, dice, plies: int, top: int, games: int, seed: int = 0,
-                   truncate: int | None = None, vr: bool = False, progress=None, filters=None) -> dict:
+                   truncate: int | None = None, vr: bool = False, progress=None, filters=None,
+                   truncate_ply: int = 0) -> dict:
     """The best ``top`` plays of ``dice`` by the search at ``plies``, rolled out with the same dice, and the
     rollout's settings (see engine.review.advice.rollout_rows); ``progress(n)`` is told of each n games done."""
-    rows = rollout_rows(net, board, state, dice, plies, top, games, seed, truncate, vr, progress, filters)
+    rows = rollout_rows(net, board, state, dice, plies, top, games, seed, truncate, vr, progress, filters,
+                        truncate_ply)
     return {"position": position, "situation": describe_state(with_roll(state, dice)), "dice": list(dice),
             "games": games,
-            "seed": seed, "truncate": truncate, "variance_reduced": vr, "rollout": rows}
+            "seed": seed, "truncate": truncate, "truncate_ply": truncate_ply, "variance_reduced": vr,
+            "rollout": rows}
 
 
 # What hint --rollout (and the web board's Roll out) plays when not told: the best 4 plays, 1,296 plain games each.
-ROLLOUT_DEFAULTS = {"top": 4, "games": 1296, "seed": 0, "truncate": None, "vr": False}
+ROLLOUT_DEFAULTS = {"top": 4, "games": 1296, "seed": 0, "truncate": None, "truncate_ply": 0, "vr": False}
 
 
 def level_settings(name: str) -> dict:
@@ -268,7 +271,7 @@ def hint_rollout(args, net, board, state) -> int:
     dice, top = dice_for(args.dice, state), args.top or ROLLOUT_DEFAULTS["top"]
     with tqdm(total=args.games * top, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         report = rollout_report(net, args.position, board, state, dice, args.ply, top, args.games, args.seed,
-                                args.truncate, args.vr, bar.update, args.filters)
+                                args.truncate, args.vr, bar.update, args.filters, args.truncate_ply)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -292,7 +295,10 @@ def hint_rollout(args, net, board, state) -> int:
 def rollout_how(args, truncated: int | None = None) -> str:
     """How the games were played, in words: the truncation (and the games it stopped), the variance reduction,
     a search on the first turns."""
-    cut = f" ({truncated} games scored by the net)" if truncated is not None else ""
+    plies = getattr(args, "truncate_ply", 0)
+    judge = f"the net's {plies}-ply search" if plies else "the net"
+    cut = (f" ({truncated} games scored by {judge})" if truncated is not None
+           else f", scored by {judge}" if plies else "")
     search = getattr(args, "search", None)
     return ((f"truncated at {counted(args.truncate, 'turn')}{cut}" if args.truncate else "played to the end")
             + (", variance-reduced" if args.vr else "")
@@ -302,7 +308,7 @@ def rollout_how(args, truncated: int | None = None) -> str:
 def rollout_options_given(args) -> list[str]:
     """The rollout options set away from their defaults (see rollout_options)."""
     defaults = {**ROLLOUT_DEFAULTS, "until": None}
-    return [f"--{name}" for name in ("games", "truncate", "vr", "seed", "until")
+    return [f"--{name.replace('_', '-')}" for name in ("games", "truncate", "truncate_ply", "vr", "seed", "until")
             if getattr(args, name) != defaults[name]]
 
 
@@ -348,8 +354,8 @@ def cmd_cube(args) -> int:
 def cube_rollout_report(args, net, board, state) -> int:
     """``cube --rollout``: no double and double/take rolled out with the same dice (money, or the match score)."""
     cube = Cube.from_state(state)
-    refused = [name for name, given in (("--vr", args.vr), ("--truncate", args.truncate), ("--until", args.until))
-               if given]
+    refused = [name for name, given in (("--vr", args.vr), ("--truncate", args.truncate),
+                                        ("--truncate-ply", args.truncate_ply), ("--until", args.until)) if given]
     if refused:
         raise GammonError(f"cube --rollout plays its games to the end, cubeful, without {', '.join(refused)}")
     with tqdm(total=2 * args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
@@ -410,6 +416,10 @@ def cmd_rollout(args) -> int:
     if args.cube_ply and not args.cubeful:
         raise GammonError("--cube-ply sets how deep the cube decisions inside --cubeful games are searched; "
                           "give --cubeful")
+    if args.truncate_ply and not args.truncate:
+        raise GammonError("--truncate-ply scores the games --truncate stops; give --truncate")
+    if args.truncate_ply and args.device:
+        raise GammonError("--device scores truncated games with the net alone; drop --truncate-ply")
     if args.save and args.device:
         raise GammonError("--save keeps the games of a rollout in numpy; drop --device or --save")
     board, state = position_in_variant(need_position(args), args.variant)
@@ -430,7 +440,7 @@ def cmd_rollout(args) -> int:
             else:
                 result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate,
                                  progress=bar.update, reduce_variance=args.vr, until=args.until, search=args.search,
-                                 store=store)
+                                 store=store, truncate_plies=args.truncate_ply)
     except BaseException as exc:
         if store is not None:
             store.close()  # kept for the next run to resume from
@@ -464,6 +474,8 @@ def rollout_options(parser) -> None:
     parser.add_argument("--games", type=at_least(36, 36), default=ROLLOUT_DEFAULTS["games"],
                         help="games (a multiple of 36; default %(default)s)")
     parser.add_argument("--truncate", type=at_least(1), default=None, help="stop after N turns and score with the net")
+    parser.add_argument("--truncate-ply", type=int, choices=(0, 1, 2), default=0,
+                        help="with --truncate: score the games it stops by the search this deep (default 0: the net)")
     parser.add_argument("--vr", action="store_true",
                         help="variance reduction: take each roll's luck, judged by the net, out of every game "
                              "(about 20 times the time a game, for an interval 5-7 times narrower)")

@@ -88,15 +88,16 @@ def model_identity(model: str, variant: str) -> dict:
 
 
 def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str, variant: str,
-                reduce_variance: bool = False) -> dict:
+                reduce_variance: bool = False, truncate_plies: int = 0) -> dict:
     """What decides every shard's numbers: a store made with other options cannot be resumed."""
     return {"input_sha256": _sha256(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
-            **model_identity(model, variant), "reduce_variance": reduce_variance}
+            **model_identity(model, variant), "reduce_variance": reduce_variance, "truncate_plies": truncate_plies}
 
 
 def single_options(args, board, cube) -> dict:
     """What decides the numbers of ``gammon rollout POS``'s chunks of games (its ``--save`` store)."""
     return {"board": [int(x) for x in board], "games": args.games, "seed": args.seed, "truncate": args.truncate,
+            "truncate_plies": args.truncate_ply,
             "reduce_variance": args.vr, "until": args.until, "search": list(args.search or ()),
             "cube": repr(cube) if args.cubeful else None, "cube_plies": args.cube_ply,
             **model_identity(args.model, args.variant)}
@@ -105,9 +106,9 @@ def single_options(args, board, cube) -> dict:
 # -- playing shards ------------------------------------------------------------------------
 
 def play_block(model: str, variant: str, truncate: int | None, shard: Shard,
-               reduce_variance: bool = False) -> BlockStats:
+               reduce_variance: bool = False, truncate_plies: int = 0) -> BlockStats:
     """The task every runner runs: one shard, played by ``model`` in ``variant``."""
-    return play_shard(shared_analyst(model, variant), shard, truncate, reduce_variance)
+    return play_shard(shared_analyst(model, variant), shard, truncate, reduce_variance, truncate_plies)
 
 
 # -- the batch -----------------------------------------------------------------------------
@@ -118,7 +119,8 @@ def store_path(out: Path) -> Path:
 
 
 def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model: str, runner: Runner,
-               block: int = BLOCK_GAMES, variant: str = "standard", reduce_variance: bool = False) -> int:
+               block: int = BLOCK_GAMES, variant: str = "standard", reduce_variance: bool = False,
+               truncate_plies: int = 0) -> int:
     """Roll out every position of ``batch`` (positions of ``variant``) into ``out``, resuming from
     ``out.shards``; 1 when a line failed."""
     started = time.monotonic()
@@ -130,7 +132,7 @@ def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model
     shared_analyst(model, variant)  # an unknown model or a net of another variant fails here, not in every worker
     shards = plan({e.line: e.board for e in entries if e.board is not None}, games, block, seed)
     store = ShardStore(store_path(out), run_options(batch, games, truncate, seed, block, model, variant,
-                                                    reduce_variance))
+                                                    reduce_variance, truncate_plies))
     try:
         resumed = sum(shard.key in store.done for shard in shards)
         _play(shards, store, runner)
@@ -194,10 +196,13 @@ def batch_rollout(args) -> int:
     if args.save:
         raise GammonError("--batch keeps its finished shards in OUT.shards; --save is for one position")
     check_distinct(args.batch, args.out)
+    if args.truncate_ply and not args.truncate:
+        raise GammonError("--truncate-ply scores the games --truncate stops; give --truncate")
     runner = runner_for(args, partial(play_block, args.model, args.variant, args.truncate,
-                                      reduce_variance=args.vr))
+                                      reduce_variance=args.vr, truncate_plies=args.truncate_ply))
     return roll_batch(args.batch, args.out, games=args.games, truncate=args.truncate, seed=args.seed,
-                      model=args.model, runner=runner, variant=args.variant, reduce_variance=args.vr)
+                      model=args.model, runner=runner, variant=args.variant, reduce_variance=args.vr,
+                      truncate_plies=args.truncate_ply)
 
 
 def refuse_batch_options(args) -> None:

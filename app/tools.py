@@ -17,6 +17,7 @@ BENCHMARKS = {  # name (the module in benchmarks/) -> what it measures
     "search": "n-ply search speed by batch size",
     "selfplay": "self-play games/s, beside GNU Backgammon's own loop",
     "rollout_vr": "variance-reduced rollouts beside plain ones: how much narrower, at what cost, unbiased",
+    "rollout_vs_gnubg": "our rollouts beside GNU Backgammon's own: the same positions, the equities and the speed",
     "strength": "playing strength: money games between two players, duplicate dice",
     "accuracy": "move and cube error against GNU Backgammon 2-ply on the dev positions",
     "race_accuracy": "race move loss against GNU Backgammon 2-ply",

@@ -219,9 +219,9 @@ def test_variance_reduced_games_take_every_pair_of_first_two_rolls_once_in_1296(
     seen = []
     real = rollout_module._reduced_games
 
-    def spy(evaluator, board, stratified, rng, truncate):
+    def spy(evaluator, board, stratified, rng, *rest):
         seen.append(np.concatenate(stratified, axis=1))
-        return real(evaluator, board, stratified, rng, truncate)
+        return real(evaluator, board, stratified, rng, *rest)
 
     monkeypatch.setattr(rollout_module, "_reduced_games", spy)
     rollout(PipEvaluator(), _small_bearoff(), games=1296, seed=0, reduce_variance=True, truncate=1)
@@ -343,3 +343,24 @@ def test_cube_decisions_inside_cubeful_rollouts_are_searched_at_the_ply_asked(mo
     assert cubeful_rollout(PipEvaluator(), starting_board(), games=36, seed=2, cube_plies=1).equity == a.equity
     with pytest.raises(GammonError, match="0, 1 or 2 plies"):
         cubeful_rollout(PipEvaluator(), starting_board(), games=36, cube_plies=3)
+
+
+@pytest.mark.parametrize("reduce_variance", [False, True])
+def test_truncated_games_are_scored_by_the_search_at_the_ply_asked(monkeypatch, reduce_variance):
+    """Issue 30: truncation with the position scored at a chosen ply. A game stopped by the truncation is worth
+    what the search at that depth says of it; 0-ply is the evaluator alone."""
+    asked = []
+    real = rollout_module.position_probs
+
+    def spy(evaluator, boards, plies):
+        asked.append((len(boards), plies))
+        return real(evaluator, boards, plies)
+
+    monkeypatch.setattr(rollout_module, "position_probs", spy)
+    deep = rollout(PipEvaluator(), starting_board(), games=36, seed=2, truncate=2, truncate_plies=1,
+                   reduce_variance=reduce_variance)
+    assert [plies for _, plies in asked] == [1] and asked[0][0] == deep.truncated == 36
+    shallow = rollout(PipEvaluator(), starting_board(), games=36, seed=2, truncate=2, reduce_variance=reduce_variance)
+    assert len(asked) == 1 and shallow.equity != deep.equity
+    with pytest.raises(GammonError, match="without truncation"):
+        rollout(PipEvaluator(), starting_board(), games=36, truncate_plies=1)

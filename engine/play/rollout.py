@@ -8,8 +8,9 @@ stratified, game ``i`` starting with the ``i mod 36``-th of the 36 ordered rolls
 first roll weighs exactly its 1/36 (use a multiple of 36 games); with ``reduce_variance`` the
 luck of every roll is taken out of its game as well (:func:`_reduced_games`).
 Truncated rollouts stop after ``truncate`` turns and score each unfinished game with the
-evaluator. Same seed, same result. :func:`rollout_plays` rolls out the candidate plays of one
-roll with the same dice, and gives each one's difference from the best with its own interval.
+evaluator, or with its search ``truncate_plies`` deep. Same seed, same result.
+:func:`rollout_plays` rolls out the candidate plays of one roll with the same dice, and gives
+each one's difference from the best with its own interval.
 
 :func:`rollout_positions` rolls out many positions at once, each for a few games (training
 labels): its games also stop where ``settled`` says the evaluator's answer is exact (a
@@ -33,7 +34,7 @@ from gammon.engine.play.players import EvaluatorPlayer
 from gammon.engine.play.stats import interval95, mean_and_error
 from gammon.engine.rules.dice import ORDERED_ROLLS, ROLL_WEIGHTS, roll_index
 from gammon.engine.rules.outcomes import cubeless_equity, outcome_probs, result_points, swap_sides
-from gammon.engine.search.analysis import best_play_of_every_roll, ply_policy
+from gammon.engine.search.analysis import best_play_of_every_roll, ply_policy, position_probs
 from gammon.engine.search.evaluator import ProbabilityEvaluator, evaluator_policy
 
 CHUNK = 36 * 16  # games per batched call
@@ -71,6 +72,7 @@ def rollout(
     until: float | None = None,
     search: tuple[int, int] | None = None,
     store=None,
+    truncate_plies: int = 0,
 ) -> RolloutResult:
     """Roll ``board`` (player on roll) out ``games`` times; ``progress(n)`` is told of each n games done.
 
@@ -79,10 +81,11 @@ def rollout(
     equity is ``until`` or less, looked at every :data:`STOP_CHECK` games, or at ``games``. ``search``
     (plies, turns) plays the first turns by a deeper search (:func:`_played_games`; not with variance
     reduction). ``store`` (an :class:`engine.play.shards.ChunkStore`) keeps each finished chunk of
-    games and gives back those a killed run finished: the result is the unbroken run's."""
+    games and gives back those a killed run finished: the result is the unbroken run's. ``truncate_plies``: the
+    games the truncation stops are scored by the search that deep (0: the evaluator alone)."""
     started = time.perf_counter()
     probs, truncated = rollout_games(evaluator, board, games, seed, truncate, progress, reduce_variance, until,
-                                     search, store)
+                                     search, store, truncate_plies)
     mean, std_error = mean_and_error(cubeless_equity(probs))
     return RolloutResult(len(probs), probs.mean(axis=0), mean, std_error, interval95(mean, std_error), truncated,
                          time.perf_counter() - started)
@@ -91,7 +94,8 @@ def rollout(
 def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int, seed: int = 0,
                   truncate: int | None = None, progress: Callable[[int], None] | None = None,
                   reduce_variance: bool = False, until: float | None = None,
-                  search: tuple[int, int] | None = None, store=None) -> tuple[np.ndarray, int]:
+                  search: tuple[int, int] | None = None, store=None,
+                  truncate_plies: int = 0) -> tuple[np.ndarray, int]:
     """``(probs, truncated)``: each game's result (games, 5) for the player on roll of ``board`` (luck taken
     out with ``reduce_variance``), and how many games the truncation stopped.
 
@@ -106,6 +110,9 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     if truncate is not None and truncate < 1:
         raise GammonError(f"a rollout truncates after 1 turn or more; got {truncate}")
+    if truncate_plies not in (0, 1, 2) or (truncate_plies and truncate is None):
+        raise GammonError(f"a truncated rollout scores its games 0, 1 or 2 plies deep; got {truncate_plies}"
+                          + ("" if truncate else " without truncation"))
     if search and not (search[0] in (1, 2) and search[1] >= 1):
         raise GammonError(f"a search inside the rollout is 1- or 2-ply for 1 turn or more; got {search}")
     if reduce_variance and evaluator.variant.wild_roll is not None:
@@ -123,7 +130,8 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
             saved, cut = store.done[first]
             probs = np.array(saved, dtype=np.float64).reshape(n, 5)
         else:
-            probs, cut = _rollout_chunk(evaluator, board, first, n, seed, truncate, reduce_variance, search)
+            probs, cut = _rollout_chunk(evaluator, board, first, n, seed, truncate, reduce_variance, search,
+                                        truncate_plies)
             if store is not None:
                 store.add(first, [probs.tolist(), cut])
         per_game.append(probs)
@@ -134,15 +142,15 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
 
 
 def _rollout_chunk(evaluator, board, first: int, n: int, seed: int, truncate, reduce_variance: bool,
-                   search) -> tuple[np.ndarray, int]:
+                   search, truncate_plies: int = 0) -> tuple[np.ndarray, int]:
     """Games ``first .. first + n - 1`` of a rollout (:func:`rollout_games`): their dice depend on these alone."""
     games_at = first + np.arange(n)  # the games' numbers
     first_dice = ORDERED_ROLLS[games_at % 36]
     if reduce_variance:
         second_dice = ORDERED_ROLLS[(games_at % 36 + games_at // 36) % 36]
         rng = np.random.default_rng([seed, first])
-        return _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate)
-    return _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate, search)
+        return _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate, truncate_plies)
+    return _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate, search, truncate_plies)
 
 
 @dataclass(frozen=True)
@@ -162,7 +170,8 @@ class PlayRollout:
 
 def rollout_plays(evaluator: ProbabilityEvaluator, afterstates: np.ndarray, rolls_again: np.ndarray,
                   games: int = 1296, seed: int = 0, truncate: int | None = None,
-                  progress: Callable[[int], None] | None = None, reduce_variance: bool = False) -> list[PlayRollout]:
+                  progress: Callable[[int], None] | None = None, reduce_variance: bool = False,
+                  truncate_plies: int = 0) -> list[PlayRollout]:
     """Roll out the position after each play of one roll (``afterstates`` seen by the player who moved, who
     rolls again where ``rolls_again`` says so) with the same seed, and compare them.
 
@@ -179,7 +188,8 @@ def rollout_plays(evaluator: ProbabilityEvaluator, afterstates: np.ndarray, roll
                 progress(games)
         else:
             start = board if again else variant.geometry.flip(board)
-            probs, _ = rollout_games(evaluator, start, games, seed, truncate, progress, reduce_variance)
+            probs, _ = rollout_games(evaluator, start, games, seed, truncate, progress, reduce_variance,
+                                     truncate_plies=truncate_plies)
             probs = probs if again else swap_sides(probs)
         per_play.append(probs)
     equities = [cubeless_equity(probs) for probs in per_play]
@@ -373,7 +383,8 @@ def _half_width(per_game: list[np.ndarray]) -> float:
     return (high - low) / 2
 
 
-def _played_games(evaluator, board, first_dice, seed, truncate, search=None) -> tuple[np.ndarray, int]:
+def _played_games(evaluator, board, first_dice, seed, truncate, search=None,
+                  truncate_plies: int = 0) -> tuple[np.ndarray, int]:
     """(n, 5) results of games from ``board`` played by the evaluator's 0-ply choices, seen by its player on
     roll (games the truncation stopped scored by the evaluator), and how many were stopped. ``search``
     (plies, turns): the first ``turns`` turns are played by the search at ``plies`` instead (each play
@@ -397,15 +408,20 @@ def _played_games(evaluator, board, first_dice, seed, truncate, search=None) -> 
         if not len(live) or truncate == 0:
             break
     if len(live):
-        estimate = np.asarray(evaluator.probabilities(boards), dtype=np.float64)
-        probs[live] = _seen_by(estimate, swapped[live])
+        probs[live] = _seen_by(_truncation_estimate(evaluator, boards, truncate_plies), swapped[live])
     return probs, len(live)
+
+
+def _truncation_estimate(evaluator, boards: np.ndarray, plies: int) -> np.ndarray:
+    """(n, 5) what the games the truncation stopped are worth to their player on roll: the search ``plies`` deep."""
+    return np.asarray(position_probs(evaluator, boards, plies) if plies else evaluator.probabilities(boards),
+                      dtype=np.float64)
 
 
 MAX_TURNS = 10_000  # a game this long is stuck (no variant's game runs past a few hundred turns)
 
 
-def _reduced_games(evaluator, board, stratified, rng, truncate) -> tuple[np.ndarray, int]:
+def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: int = 0) -> tuple[np.ndarray, int]:
     """(n, 5) results of games from ``board``, seen by its player on roll, each with the luck of its rolls taken
     out as gnubg's variance reduction does; and how many games the truncation stopped. ``stratified`` holds each
     game's first two rolls ((n, 2) each, quasi-random: see :func:`rollout_games`), ``rng`` the rest.
@@ -445,6 +461,5 @@ def _reduced_games(evaluator, board, stratified, rng, truncate) -> tuple[np.ndar
             return result, 0
         # drawn for every game, so that game i's dice never depend on the others'
         dice = (stratified[1] if turn == 0 else rng.integers(1, 7, size=(n, 2)))[live]
-    estimate = np.asarray(evaluator.probabilities(current), dtype=np.float64)
-    result[live] += _seen_by(estimate, swapped[live])
+    result[live] += _seen_by(_truncation_estimate(evaluator, current, truncate_plies), swapped[live])
     return result, len(live)

@@ -93,10 +93,10 @@ def plan(positions: dict[int, np.ndarray], games: int, block: int, seed: int) ->
 
 
 def play_shard(evaluator: ProbabilityEvaluator, shard: Shard, truncate: int | None,
-               reduce_variance: bool = False) -> BlockStats:
+               reduce_variance: bool = False, truncate_plies: int = 0) -> BlockStats:
     """Roll the shard's position out for its games and seed (:func:`engine.play.rollout.rollout`)."""
     result = rollout(evaluator, np.array(shard.board, dtype=np.int64), games=shard.games, seed=shard.seed,
-                     truncate=truncate, reduce_variance=reduce_variance)
+                     truncate=truncate, reduce_variance=reduce_variance, truncate_plies=truncate_plies)
     n = result.games
     # rollout gives the standard error of the mean; the sum of squares is what blocks add
     return BlockStats(n, tuple(float(p) for p in result.probs), result.equity, result.std_error ** 2 * n * (n - 1),

@@ -54,7 +54,7 @@ def cube_result(net, board, state, plies: int) -> dict:
 
 def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed: int = 0,
                  truncate: int | None = None, reduce_variance: bool = False, progress=None,
-                 filters=None) -> list[dict]:
+                 filters=None, truncate_plies: int = 0) -> list[dict]:
     """The ``top`` plays of ``dice`` by the search at ``plies`` (with ``filters``, as hint_rows), rolled out with
     the same dice (:func:`rolled_out`), best first by the rollout's value: ``cubeful`` (money per unit of the
     cube, or EMG at a match score) and its difference from the best, beside the cubeless equity and its
@@ -63,7 +63,7 @@ def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed
     moves = rank_moves(net, board, dice, plies=plies, cube=cube, filters=filters)[:top]
     wild = bool(net.variant.is_wild(np.asarray(dice)))
     rolled, values = rolled_out(net, cube, np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves]),
-                                games, seed, truncate, reduce_variance, progress)
+                                games, seed, truncate, reduce_variance, progress, truncate_plies)
     rows = [{"move": format_move(board, m.steps, wild), "plies": m.plies, "searched": m.cubeful,
              "cubeful": float(value), "cubeful_diff": float(value - values.max()), **r.as_dict()}
             for m, r, value in zip(moves, rolled, values)]
@@ -71,13 +71,14 @@ def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed
 
 
 def rolled_out(net, cube: Cube, boards: np.ndarray, again: np.ndarray, games: int, seed: int = 0,
-               truncate: int | None = None, reduce_variance: bool = False, progress=None) -> tuple[list, np.ndarray]:
+               truncate: int | None = None, reduce_variance: bool = False, progress=None,
+               truncate_plies: int = 0) -> tuple[list, np.ndarray]:
     """The plays of one roll (their afterstates ``boards``, the mover rolling again where ``again`` says)
     rolled out as cubeless games with the same dice (engine.play.rollout.rollout_plays), and what each is
     worth by its rolled-out probabilities, as the search values a play (engine.search.analysis.play_values):
     money per unit of ``cube``, or the match equity it leads to in EMG. At a match score the games are
     cubeless, as gnubg's cubeless rollouts; the score prices their gammons."""
-    rolled = rollout_plays(net, boards, again, games, seed, truncate, progress, reduce_variance)
+    rolled = rollout_plays(net, boards, again, games, seed, truncate, progress, reduce_variance, truncate_plies)
     return rolled, play_values(net.variant, boards, again, np.stack([r.probs for r in rolled]), cube)
 
 
