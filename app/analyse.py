@@ -6,6 +6,7 @@ Models load when a command runs (``models`` imports torch), so ``gammon --help``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from dataclasses import replace
@@ -24,7 +25,7 @@ from gammon.app.arguments import (
     with_rules,
 )
 from gammon.app.batch import run_batch
-from gammon.app.rollouts import batch_rollout, refuse_batch_options, single_options
+from gammon.app.rollouts import batch_rollout, kept_on_stop, refuse_batch_options, single_options
 from gammon.engine.cube.money import cube_efficiency, cubeful_equity
 from gammon.engine.cube.state import Cube
 from gammon.engine.errors import GammonError
@@ -257,8 +258,14 @@ def cmd_hint(args) -> int:
     return 0
 
 
+def refuse_truncate_ply(args) -> None:
+    if args.truncate_ply and not args.truncate:
+        raise GammonError("--truncate-ply scores the games --truncate stops; give --truncate")
+
+
 def hint_rollout(args, net, board, state) -> int:
     """``hint --rollout`` or ``--level``: the best plays by the search at --ply, rolled out with the same dice."""
+    refuse_truncate_ply(args)
     if args.until:
         raise GammonError("--until stops a rollout of one position (gammon rollout); the plays compared here "
                           "play --games each, game for game")
@@ -362,12 +369,13 @@ def cube_rollout_report(args, net, board, state) -> int:
         result = cube_rollout(net, board, cube, args.games, args.seed, bar.update, cube_plies=args.cube_ply)
     if args.json:
         print(json.dumps({"position": args.position, "situation": describe_state(state), "seed": args.seed,
-                          **result.as_dict()}))
+                          "cube_plies": args.cube_ply, **result.as_dict()}))
         return 0
     print(draw(board, args.variant))
     print(describe_state(state))
     print(f"\nNo double and double/take rolled out, {args.games} cubeful games each with the same dice "
-          f"(seed {args.seed}); equity per unit of the cube ({'money' if cube.money else 'EMG'}), 95% intervals:")
+          f"(cube decisions inside at {args.cube_ply}-ply, seed {args.seed}); equity per unit of the cube "
+          f"({'money' if cube.money else 'EMG'}), 95% intervals:")
     for name, equity, (low, high) in (("No double", result.no_double, result.no_double_ci95),
                                       ("Double, take", result.double_take, result.double_take_ci95)):
         print(f"  {name:<14} {equity:+.3f}  ({low:+.3f} .. {high:+.3f})")
@@ -410,54 +418,45 @@ def cmd_rollout(args) -> int:
     if args.until and (args.cubeful or args.device or args.batch):
         raise GammonError("--until stops a cubeless rollout of one position in numpy; drop --cubeful, --device "
                           "and --batch, or --until")
-    if is_batch(args):
-        return batch_rollout(args)
-    refuse_batch_options(args)
+    refuse_truncate_ply(args)
     if args.cube_ply and not args.cubeful:
         raise GammonError("--cube-ply sets how deep the cube decisions inside --cubeful games are searched; "
                           "give --cubeful")
-    if args.truncate_ply and not args.truncate:
-        raise GammonError("--truncate-ply scores the games --truncate stops; give --truncate")
-    if args.truncate_ply and args.device:
-        raise GammonError("--device scores truncated games with the net alone; drop --truncate-ply")
-    if args.save and args.device:
-        raise GammonError("--save keeps the games of a rollout in numpy; drop --device or --save")
+    if args.device and (args.truncate_ply or args.save):
+        raise GammonError("--device plays plain games scored by the net alone, kept nowhere; drop --truncate-ply "
+                          "and --save")
+    if is_batch(args):
+        return batch_rollout(args)
+    refuse_batch_options(args)
     board, state = position_in_variant(need_position(args), args.variant)
     net = load_analyst(args.model, variant=args.variant)
     cube = Cube.from_state(state)
     store = ChunkStore(args.save, single_options(args, board, cube)) if args.save else None
-    try:
-        with tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
-            if store is not None and store.done:
-                print(f"gammon rollout: resuming from {args.save} ({len(store.done)} chunk(s) of games finished)",
-                      file=sys.stderr)
-            if args.cubeful:
-                result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update,
-                                         store=store, cube_plies=args.cube_ply)
-            elif args.device:
-                result = device_rollout(net, board, args)
-                bar.update(result.games)
-            else:
-                result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate,
-                                 progress=bar.update, reduce_variance=args.vr, until=args.until, search=args.search,
-                                 store=store, truncate_plies=args.truncate_ply)
-    except BaseException as exc:
-        if store is not None:
-            store.close()  # kept for the next run to resume from
-            if not isinstance(exc, Exception):  # Ctrl-C or SIGTERM, not a fault
-                print(f"gammon rollout: interrupted; {len(store.done)} finished chunk(s) of games are kept in "
-                      f"{args.save}: run the same command again to resume", file=sys.stderr)
-        raise
-    if store is not None:
-        store.remove()
+    with contextlib.nullcontext() if store is None else kept_on_stop(store, "chunk(s) of games"), \
+            tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+        if store is not None and store.done:
+            print(f"gammon rollout: resuming from {args.save} ({len(store.done)} chunk(s) of games finished)",
+                  file=sys.stderr)
+        if args.cubeful:
+            result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update,
+                                     store=store, cube_plies=args.cube_ply)
+        elif args.device:
+            result = device_rollout(net, board, args)
+            bar.update(result.games)
+        else:
+            result = rollout(net, board, games=args.games, seed=args.seed, truncate=args.truncate,
+                             progress=bar.update, reduce_variance=args.vr, until=args.until, search=args.search,
+                             store=store, truncate_plies=args.truncate_ply)
     if args.json:
-        print(json.dumps({"position": args.position, **result.as_dict()}))
+        print(json.dumps({"position": args.position, **result.as_dict(),
+                          **({"cube_plies": args.cube_ply} if args.cubeful else {})}))
         return 0
     print(draw(board, args.variant))
     low, high = result.ci95
     if args.cubeful:
         kind = "money games" if state is None or not state.match_length else "games at the match score (EMG)"
-        print(f"\n{result.games} cubeful {kind}, seed {args.seed}: equity {result.equity:+.3f} "
+        print(f"\n{result.games} cubeful {kind}, cube decisions at {args.cube_ply}-ply, seed {args.seed}: "
+              f"equity {result.equity:+.3f} "
               f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); "
               f"{result.doubles} doubles, {result.passes} passed")
         return 0
@@ -473,7 +472,8 @@ def rollout_options(parser) -> None:
     """How games are rolled out: ``gammon rollout`` and ``gammon hint --rollout``."""
     parser.add_argument("--games", type=at_least(36, 36), default=ROLLOUT_DEFAULTS["games"],
                         help="games (a multiple of 36; default %(default)s)")
-    parser.add_argument("--truncate", type=at_least(1), default=None, help="stop after N turns and score with the net")
+    parser.add_argument("--truncate", type=at_least(1), default=None,
+                        help="stop after N turns and score with the net (or its search: --truncate-ply)")
     parser.add_argument("--truncate-ply", type=int, choices=(0, 1, 2), default=0,
                         help="with --truncate: score the games it stops by the search this deep (default 0: the net)")
     parser.add_argument("--vr", action="store_true",
@@ -487,6 +487,7 @@ def rollout_options(parser) -> None:
 
 
 def cube_ply_option(parser) -> None:
+    """``--cube-ply``: how deep the players inside cubeful rollout games search their cube decisions."""
     parser.add_argument("--cube-ply", type=int, choices=(0, 1, 2), default=0,
                         help="cubeful games: the players' cube decisions searched this deep (checker plays 0-ply; "
                              "default 0)")
@@ -525,7 +526,8 @@ def register(sub) -> None:
             command.add_argument("--top", type=at_least(1), default=None,
                                  help="moves to show (default 10), or to roll out with --rollout (default 4)")
             command.add_argument("--rollout", action="store_true",
-                                 help="roll out the best plays (cubeless) with the same dice and compare them")
+                                 help="roll out the best plays (cubeless games, each play valued cubeful or at the "
+                                      "match score) with the same dice and compare them")
             command.add_argument("--level", choices=tuple(LEVELS),
                                  help="a named rollout level (variance-reduced, truncated): "
                                       + "; ".join(f"{n}: the best {v.candidates} plays, {v.games} games, "

@@ -102,7 +102,7 @@ def mistakes_list(result: MatchAnalysis) -> str:
 
 
 def cmd_analyze(args) -> int:
-    from gammon.models.players import load_analyst
+    from gammon.models.players import shared_analyst
 
     files = match_files(Path(args.file))
     if len(files) > 1 and (args.json or args.html):
@@ -110,18 +110,18 @@ def cmd_analyze(args) -> int:
     for output, what in ((args.json, "--json"), (args.html, "--html")):
         if output:
             check_output(output, what)
-    files, logs, decisions, refused = readable_matches(files)  # all read and checked before the long part
-    if not files:
-        return 1
     if args.doubtful is not None and not args.level:
         raise GammonError("--doubtful says which checker plays --level rolls out; give --level too")
+    if (args.workers or args.ray) and not args.level:
+        raise GammonError("--workers and --ray roll out the close plays of --level; give --level too")
     rolling_out = RollingOut(LEVELS[args.level], ERROR if args.doubtful is None else args.doubtful) \
         if args.level else None
     args.doubtful = rolling_out.margin if rolling_out else None
-    if (args.workers or args.ray) and not rolling_out:
-        raise GammonError("--workers and --ray roll out the close plays of --level; give --level too")
+    files, logs, decisions, refused = readable_matches(files)  # all read and checked before the long part
+    if not files:
+        return 1
     runner = runner_for(args, partial(roll_close, args.model, args.met)) if rolling_out else None
-    evaluator = load_analyst(args.model)
+    evaluator = shared_analyst(args.model)  # the one an in-process runner's tasks use too
     totals: dict[str, list[float]] = {}  # name -> [decisions, loss in mp, luck in mp, rolls]
     for path, log, replayed in zip(files, logs, decisions):
         with tqdm(total=len(replayed), unit="decision", desc=path.name,
@@ -129,7 +129,7 @@ def cmd_analyze(args) -> int:
             result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update,
                              decisions=replayed, rolling_out=rolling_out,
                              runner=counting(runner, path.name, args.quiet) if rolling_out else None)
-        level = (f", {counted(result.rolled_out, 'close checker play')} (within {args.doubtful:g}) rolled out at "
+        level = (f", {counted(result.rolled_out_plays, 'close checker play')} (within {args.doubtful:g}) rolled out at "
                  f"{args.level}" if rolling_out else "")
         print(f"{path}: {'money session' if not log.length else f'{log.length}-point match'}, "
               f"{counted(len(log.games), 'game')}, {log.players[0]} {log.final_score[0]} - {log.players[1]} "

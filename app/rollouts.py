@@ -18,6 +18,7 @@ shards it was playing: the pool is restarted for the rest, Ray retries the task.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sys
@@ -33,7 +34,7 @@ from tqdm import tqdm
 from gammon.app.batch import TooLong, answer_line, read_lines, warn_ignored
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_write, check_distinct
-from gammon.engine.play.shards import BlockStats, Shard, ShardStore, combine, plan, play_shard
+from gammon.engine.play.shards import AppendOnlyStore, BlockStats, Shard, ShardStore, combine, plan, play_shard
 from gammon.models.players import shared_analyst
 from gammon.training.runners import Runner, in_process, process_pool, ray_tasks
 
@@ -91,12 +92,18 @@ def run_options(batch, games: int, truncate: int | None, seed: int, block: int, 
                 reduce_variance: bool = False, truncate_plies: int = 0) -> dict:
     """What decides every shard's numbers: a store made with other options cannot be resumed."""
     return {"input_sha256": _sha256(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
-            **model_identity(model, variant), "reduce_variance": reduce_variance, "truncate_plies": truncate_plies}
+            **model_identity(model, variant), "reduce_variance": reduce_variance,
+            # a key only when set, so that a store written before the option existed still resumes
+            **({"truncate_plies": truncate_plies} if truncate_plies else {})}
 
 
 def single_options(args, board, cube) -> dict:
-    """What decides the numbers of ``gammon rollout POS``'s chunks of games (its ``--save`` store)."""
+    """What decides the numbers of ``gammon rollout POS``'s chunks of games (its ``--save`` store), the chunks'
+    size included: a chunk's dice follow its first game's number."""
+    from gammon.engine.play import rollout
+
     return {"board": [int(x) for x in board], "games": args.games, "seed": args.seed, "truncate": args.truncate,
+            "chunk": rollout.CHUNK if args.until is None or args.cubeful else rollout.STOP_CHECK,
             "truncate_plies": args.truncate_ply,
             "reduce_variance": args.vr, "until": args.until, "search": list(args.search or ()),
             "cube": repr(cube) if args.cubeful else None, "cube_plies": args.cube_ply,
@@ -133,17 +140,10 @@ def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model
     shards = plan({e.line: e.board for e in entries if e.board is not None}, games, block, seed)
     store = ShardStore(store_path(out), run_options(batch, games, truncate, seed, block, model, variant,
                                                     reduce_variance, truncate_plies))
-    try:
-        resumed = sum(shard.key in store.done for shard in shards)
+    resumed = sum(shard.key in store.done for shard in shards)
+    with kept_on_stop(store, "shard(s)"):
         _play(shards, store, runner)
         atomic_write(out, lambda f: f.writelines(line.encode() + b"\n" for line in _records(entries, shards, store)))
-    except BaseException as exc:
-        store.close()  # kept for the next run to resume from
-        if not isinstance(exc, Exception):  # Ctrl-C or SIGTERM, not a fault
-            print(f"gammon rollout: interrupted; {len(store.done)} finished shard(s) are kept in {store.path}: "
-                  "run the same command again to resume", file=sys.stderr)
-        raise
-    store.remove()
     failed = sum(e.error is not None for e in entries)
     note = f"; {resumed} of {len(shards)} shards resumed from {store.path}" if resumed else ""
     print(f"gammon rollout: {len(entries) - failed} position(s) rolled out ({games} games each), {failed} failed, "
@@ -151,6 +151,24 @@ def roll_batch(batch, out, *, games: int, truncate: int | None, seed: int, model
           + (f"see the 'error' field of the failed lines in {out}" if failed else f"results in {out}"),
           file=sys.stderr)
     return 1 if failed else 0
+
+
+@contextlib.contextmanager
+def kept_on_stop(store: AppendOnlyStore, pieces: str):
+    """Run the work ``store`` keeps: removed once it completes; kept for the next run when it stops (Ctrl-C,
+    SIGTERM: then one line says so) or fails after finishing something; a store of nothing is removed."""
+    try:
+        yield store
+    except BaseException as exc:
+        if isinstance(exc, Exception) and not store.done:
+            store.remove()
+        else:
+            store.close()
+        if not isinstance(exc, Exception):  # Ctrl-C or SIGTERM, not a fault
+            print(f"gammon rollout: interrupted; {len(store.done)} finished {pieces} are kept in {store.path}: "
+                  "run the same command again to resume", file=sys.stderr)
+        raise
+    store.remove()
 
 
 def _play(shards: list[Shard], store: ShardStore, runner: Runner) -> None:
@@ -196,8 +214,6 @@ def batch_rollout(args) -> int:
     if args.save:
         raise GammonError("--batch keeps its finished shards in OUT.shards; --save is for one position")
     check_distinct(args.batch, args.out)
-    if args.truncate_ply and not args.truncate:
-        raise GammonError("--truncate-ply scores the games --truncate stops; give --truncate")
     runner = runner_for(args, partial(play_block, args.model, args.variant, args.truncate,
                                       reduce_variance=args.vr, truncate_plies=args.truncate_ply))
     return roll_batch(args.batch, args.out, games=args.games, truncate=args.truncate, seed=args.seed,

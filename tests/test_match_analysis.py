@@ -215,10 +215,11 @@ def test_a_rollout_level_judges_again_only_the_close_checker_plays_and_finds_the
     plain = analyse(log, NET, plies=0, decisions=decisions, cube=False)
     level = Level("T", 2, 36, 2)
     none = analyse(log, NET, plies=0, decisions=decisions, cube=False, rolling_out=RollingOut(level, 0.0))
-    assert none.rolled_out == 0 and [j.loss for j in none.judged] == [j.loss for j in plain.judged]
+    assert none.rolled_out_plays == 0 and [j.loss for j in none.judged] == [j.loss for j in plain.judged]
     wide = analyse(log, NET, plies=0, decisions=decisions, cube=False, rolling_out=RollingOut(level, 10.0))
     unforced = [j for j in wide.judged if j.counted]
-    assert wide.rolled_out == len(unforced) >= 5 and wide.as_dict()["rollout_level"]["rolled_out"] == len(unforced)
+    assert wide.rolled_out_plays == len(unforced) >= 5
+    assert wide.as_dict()["rollout_level"]["rolled_out"] == len(unforced)
     blunder = [j for j in wide.judged if j.decision.player == 0][1]  # the planted one
     assert blunder.grade in ("error", "blunder") and blunder.equity["rolled_out"] == "T"
     d = blunder.decision
@@ -256,3 +257,25 @@ def test_analyze_level_gives_the_same_report_on_two_worker_processes_as_in_one(t
         reports.append(json.loads(out.read_text()))
     assert reports[0]["rollout_level"]["rolled_out"] >= 2
     assert reports[0]["decisions"] == reports[1]["decisions"]
+
+
+def test_a_close_play_at_double_match_point_is_worth_its_chance_to_win_the_match():
+    """analyze --level at a match score: the rolled-out candidates are valued with the mover's match cube. At
+    double match point a play is worth 2p - 1 EMG whatever its gammons; the same play for money is not."""
+    from gammon.engine.cube.state import Cube
+    from gammon.engine.play.rollout import rollout_plays
+    from gammon.engine.review.advice import Level
+    from gammon.engine.review.match_analysis import ClosePlay, roll_close_play
+    from gammon.engine.rules.board import starting_board
+    from gammon.engine.search.analysis import rank_moves
+
+    candidates = rank_moves(NET, starting_board(), (3, 1), 0)[:2]
+    boards = tuple(tuple(int(x) for x in m.board) for m in candidates)
+    level = Level("T", 2, 36, 2)
+    dmp = ClosePlay(7, boards, (False, False), Cube(away=(1, 1)), level)
+    values = roll_close_play(NET, dmp)
+    rolled = rollout_plays(NET, np.array(boards, dtype=np.int8), np.zeros(2, dtype=bool), 36, 7, 2,
+                           reduce_variance=True)
+    assert values == pytest.approx([2 * r.probs[0] - 1 for r in rolled], abs=1e-9)
+    money = roll_close_play(NET, ClosePlay(7, boards, (False, False), Cube(), level))
+    assert not np.allclose(money, values)

@@ -212,3 +212,51 @@ def test_one_position_saved_as_it_goes_resumes_after_an_interrupt_to_the_unsaved
     timing = ("seconds", "games_per_s")
     assert {k: v for k, v in json.loads(resumed.out).items() if k not in timing} == \
         {k: v for k, v in unsaved.items() if k not in timing}
+
+
+def test_save_leaves_a_file_that_is_not_a_store_as_it_was(tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    for text in ("my notes, one line without its newline", "line one\nline two without its newline"):
+        notes.write_text(text)
+        assert main(["rollout", POSITIONS[0], "--games", "36", "--truncate", "1", "--save", str(notes)]) == 2
+        assert "is not a store of gammon rollout chunks; move it away" in capsys.readouterr().err
+        assert notes.read_text() == text
+
+
+def test_rollout_options_that_would_do_nothing_are_refused_in_one_line(tmp_path, capsys):
+    source = tmp_path / "in.jsonl"
+    source.write_text(LINES[0] + "\n")
+    out = str(tmp_path / "out.jsonl")
+    for argv, says in (
+            (["rollout", POSITIONS[0], "--cube-ply", "1"], "give --cubeful"),
+            (["rollout", "--batch", str(source), "--out", out, "--cube-ply", "1"], "give --cubeful"),
+            (["rollout", POSITIONS[0], "--truncate-ply", "1"], "give --truncate"),
+            (["rollout", "--batch", str(source), "--out", out, "--truncate-ply", "1"], "give --truncate"),
+            (["hint", POSITIONS[0], "--dice", "31", "--rollout", "--truncate-ply", "2"], "give --truncate"),
+            (["rollout", POSITIONS[0], "--device", "cpu", "--save", str(tmp_path / "s")], "drop --truncate-ply"),
+            (["rollout", "--batch", str(source), "--out", out, "--save", str(tmp_path / "s")], "--save is for one"),
+            (["cube", POSITIONS[0], "--cube-ply", "1"], "add --rollout"),
+            (["analyze", "tests/data/matches/gnubg-5pt.mat", "--workers", "2"], "give --level too")):
+        assert main(argv) == 2, argv
+        error = capsys.readouterr().err
+        assert says in error and error.count("\n") == 1, (argv, error)
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_saved_rollout_resumed_with_another_truncation_ply_is_refused(tmp_path, capsys, monkeypatch):
+    import gammon.engine.play.rollout as rollout_module
+
+    store = tmp_path / "r.store"
+    args = ["rollout", POSITIONS[0], "--games", "72", "--truncate", "1", "--save", str(store)]
+    real = rollout_module._rollout_chunk
+
+    def interrupted(*a, **k):
+        real(*a, **k)
+        raise KeyboardInterrupt  # after the first chunk is played, before it is kept
+
+    monkeypatch.setattr(rollout_module, "CHUNK", 36)
+    monkeypatch.setattr(rollout_module, "_rollout_chunk", interrupted)
+    assert main(args) == 130 and store.exists()
+    capsys.readouterr()
+    assert main(args + ["--truncate-ply", "1"]) == 2
+    assert "other options (truncate_plies)" in capsys.readouterr().err

@@ -153,7 +153,7 @@ async def read_upload(request: Request) -> bytes:
 @dataclass(frozen=True)
 class RolloutAsked:
     """A rollout asked for, read and checked: the position, the roll, the search that picks the plays, and
-    :func:`app.analyse.rollout_report`'s ``settings`` (top, games, seed, truncate, vr)."""
+    :func:`app.analyse.rollout_report`'s ``settings`` (top, games, seed, truncate, truncate_ply, vr)."""
 
     position: str
     board: np.ndarray
@@ -338,9 +338,10 @@ def create_app(model: str = "default") -> FastAPI:
 
     @app.get("/api/rollout")
     async def rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
-        """The best plays of the roll by the search at ``ply``, rolled out with the same dice (cubeless), each
-        against the best game by game: ``gammon hint --rollout --json``, or with ``level``, ``--level``'s. On
-        the rollouts' own thread, a job as the page's are (so counted in their limit)."""
+        """The best plays of the roll by the search at ``ply``, rolled out with the same dice (cubeless games,
+        each play valued cubeful or at the match score), each against the best game by game: ``gammon hint
+        --rollout --json``, or with ``level``, ``--level``'s. On the rollouts' own thread, a job as the page's
+        are (so counted in their limit)."""
         job = rollouts.new(asked.games_total(), polled=False)
         await asyncio.wrap_future(rolling.submit(job.run, functools.partial(rolled_out, asked)))
         return job.snapshot()["result"]

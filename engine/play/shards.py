@@ -144,14 +144,18 @@ class AppendOnlyStore:
     def _load(self) -> None:
         self._file.seek(0)
         data = self._file.read()
+        if not data:
+            self._append({"kind": self.kind, "options": self.options})
+            return
+        # The header first, so that a file which is not a store is left as it is
+        header, newline, _ = data.partition(b"\n")
+        if not newline or not self._is_header(header):
+            raise StoreError(f"{self.path} is not a store of {self.kind}; move it away")
+        self._check_header(self._read(header, 1))
         whole = data[: data.rfind(b"\n") + 1]  # a line cut short by a crash is dropped
         if len(whole) != len(data):
             self._file.truncate(len(whole))
         lines = whole.splitlines()
-        if not lines:
-            self._append({"kind": self.kind, "options": self.options})
-            return
-        self._check_header(self._read(lines[0], 1))
         for number, raw in enumerate(lines[1:], 2):
             try:
                 self._take(self._read(raw, number))
@@ -168,9 +172,14 @@ class AppendOnlyStore:
             raise StoreError(f"line {number} of {self.path} is damaged; delete the file to start over")
         return record
 
+    def _is_header(self, raw: bytes) -> bool:
+        try:
+            header = json.loads(raw)
+        except ValueError:
+            return False
+        return isinstance(header, dict) and header.get("kind") == self.kind
+
     def _check_header(self, header: dict) -> None:
-        if header.get("kind") != self.kind:
-            raise StoreError(f"{self.path} is not a store of {self.kind}; move it away")
         theirs = header.get("options", {})
         differ = sorted(k for k in self.options.keys() | theirs.keys() if self.options.get(k) != theirs.get(k))
         if differ:

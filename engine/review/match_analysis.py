@@ -119,7 +119,7 @@ class MatchAnalysis:
     rolling_out: RollingOut | None = None
 
     @property
-    def rolled_out(self) -> int:
+    def rolled_out_plays(self) -> int:
         """How many checker plays the rollout level judged."""
         return sum("rolled_out" in j.equity for j in self.judged)
 
@@ -127,7 +127,7 @@ class MatchAnalysis:
         level = self.rolling_out
         return {"players": [asdict(p) for p in self.players], "plies": self.plies,
                 "rollout_level": None if level is None else {"level": level.level.name, "margin": level.margin,
-                                                             "rolled_out": self.rolled_out},
+                                                             "rolled_out": self.rolled_out_plays},
                 "match_length": self.log.length,
                 "games": len(self.log.games), "final_score": list(self.log.final_score),
                 "graph": [{"game": g, "value": round(v, 4)} for g, v in self.graph],
@@ -186,7 +186,7 @@ def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
     decisions = replay(log) if decisions is None else decisions
     moves = [d for d in decisions if d.kind == "move"]
     luck, graph = _luck_and_graph(evaluator, moves)
-    judged, close = [], {}  # close: decision number -> (its place in judged, its ranked plays, the candidates)
+    judged, close = [], {}  # close: decision number -> (its place in judged, its candidates, the played move)
     for number, d in enumerate(decisions):
         if d.kind == "move":
             ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
