@@ -31,9 +31,10 @@ from gammon.training.distill import (
     label_positions,
     labeller,
     model_runner,
+    replayed_positions,
     rival_plays,
 )
-from gammon.training.recipe import run_recipe
+from gammon.training.recipe import RECIPES, Recipe, run_recipe
 from gammon.training.train import Config, Trainer, train
 
 
@@ -331,6 +332,24 @@ def test_the_tiny_recipe_runs_every_stage_and_resumes(tmp_path):
     assert len((tmp_path / "r" / "log.jsonl").read_text().splitlines()) == 3
     with pytest.raises(ValueError, match="unknown recipe"):
         run_recipe("nope", tmp_path / "x")
+
+
+def test_the_quick_recipe_in_miniature_relabels_everything_and_improves_on_each_net(tmp_path):
+    """The quick recipe's own generations, shrunk (600 positions, 5 epochs, a 16x8 contact net): a two-layer contact
+    net from random weights, then a generation that labels every earlier position anew with its own search and
+    fits them better than the net it started from."""
+    quick = RECIPES["quick"]
+    shrunk = [replace(g, positions=600, epochs=5, chunk=200, fresh=g.fresh and "contact=16x8")
+              for g in quick.generations[:2]]
+    run_recipe(Recipe(td=RECIPES["tiny"].td, generations=shrunk, eval_games=100), tmp_path / "q", progress=False)
+    log = [json.loads(line) for line in (tmp_path / "q" / "log.jsonl").read_text().splitlines()]
+    assert [r["stage"] for r in log] == ["td", "gen1", "gen2"]
+    first, second = tmp_path / "q" / "gen1", tmp_path / "q" / "gen2"
+    assert len(np.load(second / "relabels.npy")) == len(replayed_positions(np.load(second / "positions.npy"),
+                                                                           [first]))
+    fitted = [json.loads(line) for line in (second / "log.jsonl").read_text().splitlines()][-1]
+    assert fitted["held_out_after"]["all"] < fitted["held_out_before"]["all"]
+    assert load_weights(tmp_path / "q" / "model.pt").net.nets["contact"].hidden == (16, 8)
 
 
 @pytest.mark.parametrize("variant", ["hypergammon", "fevga"])

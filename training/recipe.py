@@ -113,14 +113,16 @@ RECIPES = {
 }
 
 
-def run_recipe(name: str, out: Path, progress: bool = True, workers: int = 1, ray: str | None = None) -> Path:
-    """Run (or resume) recipe ``name`` into ``out``; returns the final weights ``out / 'model.pt'``.
+def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: int = 1,
+               ray: str | None = None) -> Path:
+    """Run (or resume) recipe ``name`` (one of :data:`RECIPES`, or a :class:`Recipe`) into ``out``; returns the
+    final weights ``out / 'model.pt'``.
 
     ``workers`` and ``ray`` say where the generations' positions are labelled (:func:`generation`).
     """
-    if name not in RECIPES:
+    if not isinstance(name, Recipe) and name not in RECIPES:
         raise GammonError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
-    recipe = RECIPES[name]
+    recipe = name if isinstance(name, Recipe) else RECIPES[name]
     out.mkdir(parents=True, exist_ok=True)
     log = out / "log.jsonl"
     done = {row["stage"] for row in read_log(log)}
