@@ -412,9 +412,9 @@ def cmd_rollout(args) -> int:
         raise GammonError("--vr reduces the variance of cubeless rollouts; drop --cubeful or --vr")
     if args.cubeful and args.truncate:
         raise GammonError("--cubeful games are played to the end; drop --truncate")
-    if args.search and (args.cubeful or args.device or args.batch or args.vr):
-        raise GammonError("--search plays a plain cubeless rollout of one position in numpy; drop --cubeful, "
-                          "--device, --batch and --vr, or --search")
+    if args.search and (args.cubeful or args.device or args.batch):
+        raise GammonError("--search plays a cubeless rollout of one position in numpy; drop --cubeful, --device "
+                          "and --batch, or --search")
     if args.until and (args.cubeful or args.device or args.batch):
         raise GammonError("--until stops a cubeless rollout of one position in numpy; drop --cubeful, --device "
                           "and --batch, or --until")
@@ -550,8 +550,8 @@ def register(sub) -> None:
     roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
     rollout_options(roll)
     roll.add_argument("--search", type=parse_search, default=None, metavar="PLY:TURNS",
-                      help="play the first TURNS turns by the PLY-ply search (1 or 2), then 0-ply; plain cubeless "
-                           "rollouts (gnubg's rollouts at a deeper setting)")
+                      help="play the first TURNS turns by the PLY-ply search (1 or 2), then 0-ply; cubeless "
+                           "rollouts, plain or --vr (gnubg's rollouts at a deeper setting)")
     roll.add_argument("--cubeful", action="store_true",
                       help="rollout with the cube: the position's cube, money or its match score")
     cube_ply_option(roll)

@@ -248,8 +248,27 @@ def test_a_rollout_can_search_deeper_on_its_first_turns():
     board[1] = 1
     board[19:25] = [-3, -3, -3, -2, -2, -2]
     assert rollout(PipEvaluator(), board, games=36, search=(1, 3)).equity == 2.0
-    with pytest.raises(ValueError, match="variance reduction plays 0-ply"):
-        rollout(PipEvaluator(), board, games=36, search=(1, 3), reduce_variance=True)
+
+
+def test_variance_reduction_with_a_search_on_the_first_turns_keeps_the_exact_value(monkeypatch):
+    """Issue 30: a deeper search with variance reduction. The first turns are played by the 1-ply search (asked
+    once a turn), the luck still judged at 0-ply; with an exact judge every game still gives the exact value."""
+    asked = []
+    real = rollout_module.ply_policy
+
+    def spy(evaluator, plies):
+        asked.append(plies)
+        return real(evaluator, plies)
+
+    monkeypatch.setattr(rollout_module, "ply_policy", spy)
+    exact = WithBearoff(PipEvaluator())
+    board = _small_bearoff()
+    truth = float(np.asarray(exact.probabilities(board[None]))[0, 0]) * 2 - 1  # no gammons here
+    result = rollout(exact, board, games=36, seed=1, reduce_variance=True, search=(1, 2))
+    assert asked == [1, 1] and result.equity == pytest.approx(truth, abs=1e-9)
+    a = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, reduce_variance=True, search=(1, 2))
+    plain = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, reduce_variance=True)
+    assert a.equity != plain.equity
 
 
 def test_variance_reduction_is_refused_where_a_roll_has_thousands_of_plays():

@@ -33,6 +33,7 @@ from gammon.engine.play.game import Rules, play, play_games
 from gammon.engine.play.players import EvaluatorPlayer
 from gammon.engine.play.stats import interval95, mean_and_error
 from gammon.engine.rules.dice import ORDERED_ROLLS, ROLL_WEIGHTS, roll_index
+from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import cubeless_equity, outcome_probs, result_points, swap_sides
 from gammon.engine.search.analysis import best_play_of_every_roll, ply_policy, position_probs
 from gammon.engine.search.evaluator import ProbabilityEvaluator, evaluator_policy
@@ -79,8 +80,7 @@ def rollout(
     ``reduce_variance`` takes each roll's luck out of every game (:func:`_reduced_games`). With
     ``until``, the stop rule: the rollout ends as soon as the 95% interval's half-width on the
     equity is ``until`` or less, looked at every :data:`STOP_CHECK` games, or at ``games``. ``search``
-    (plies, turns) plays the first turns by a deeper search (:func:`_played_games`; not with variance
-    reduction). ``store`` (an :class:`engine.play.shards.ChunkStore`) keeps each finished chunk of
+    (plies, turns) plays the first turns by a deeper search (:func:`_played_games`, :func:`_reduced_games`). ``store`` (an :class:`engine.play.shards.ChunkStore`) keeps each finished chunk of
     games and gives back those a killed run finished: the result is the unbroken run's. ``truncate_plies``: the
     games the truncation stops are scored by the search that deep (0: the evaluator alone)."""
     started = time.perf_counter()
@@ -118,8 +118,6 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
     if reduce_variance and evaluator.variant.wild_roll is not None:
         raise GammonError(f"variance reduction judges every play of all 21 rolls, and a {evaluator.variant.name} "
                           "1-2 has thousands: not in this variant")
-    if search and reduce_variance:
-        raise GammonError("a deeper search inside the rollout is for plain rollouts; variance reduction plays 0-ply")
     per_game, truncated = [], 0
     chunk = CHUNK if until is None else STOP_CHECK
     for first in range(0, games, chunk):
@@ -149,7 +147,7 @@ def _rollout_chunk(evaluator, board, first: int, n: int, seed: int, truncate, re
     if reduce_variance:
         second_dice = ORDERED_ROLLS[(games_at % 36 + games_at // 36) % 36]
         rng = np.random.default_rng([seed, first])
-        return _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate, truncate_plies)
+        return _reduced_games(evaluator, board, (first_dice, second_dice), rng, truncate, truncate_plies, search)
     return _played_games(evaluator, board, first_dice, seed * 1_000_003 + first, truncate, search, truncate_plies)
 
 
@@ -421,7 +419,8 @@ def _truncation_estimate(evaluator, boards: np.ndarray, plies: int) -> np.ndarra
 MAX_TURNS = 10_000  # a game this long is stuck (no variant's game runs past a few hundred turns)
 
 
-def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: int = 0) -> tuple[np.ndarray, int]:
+def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: int = 0,
+                   search: tuple[int, int] | None = None) -> tuple[np.ndarray, int]:
     """(n, 5) results of games from ``board``, seen by its player on roll, each with the luck of its rolls taken
     out as gnubg's variance reduction does; and how many games the truncation stopped. ``stratified`` holds each
     game's first two rolls ((n, 2) each, quasi-random: see :func:`rollout_games`), ``rng`` the rest.
@@ -432,7 +431,9 @@ def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: 
     Whatever the evaluator, that luck averages zero over the dice, so the game's result less
     the luck of all its rolls (each turned to the rolled-out player's side) has the same
     expectation as the plain result, with less noise the better the evaluator judges; with
-    an exact one (a bear-off the databases hold) none is left.
+    an exact one (a bear-off the databases hold) none is left. ``search`` (plies, turns): the first
+    turns' plays are the search's at ``plies`` instead (the luck is still judged at 0-ply, which
+    keeps its mean at zero whatever is played).
     """
     variant = evaluator.variant
     n = len(stratified[0])
@@ -449,7 +450,12 @@ def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: 
         average = np.einsum("nrk,r->nk", probs, ROLL_WEIGHTS)
         lucky = probs[np.arange(len(live)), rolled]
         result[live] -= _seen_by(lucky, swapped[live]) - _seen_by(average, swapped[live])
-        boards, again = after.boards[chosen], after.extra_roll[chosen]
+        if search and turn < search[1]:
+            rolled_plays = generate(current, dice, check=False, variant=variant)
+            picked = ply_policy(evaluator, search[0])(rolled_plays)
+            boards, again = rolled_plays.boards[picked], rolled_plays.extra_roll[picked]
+        else:
+            boards, again = after.boards[chosen], after.extra_roll[chosen]
         won = result_points(boards, variant.checkers, variant.backgammons)
         over = won != 0
         result[live[over]] += _seen_by(outcome_probs(won[over]), swapped[live[over]])
