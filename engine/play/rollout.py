@@ -80,9 +80,10 @@ def rollout(
     ``reduce_variance`` takes each roll's luck out of every game (:func:`_reduced_games`). With
     ``until``, the stop rule: the rollout ends as soon as the 95% interval's half-width on the
     equity is ``until`` or less, looked at every :data:`STOP_CHECK` games, or at ``games``. ``search``
-    (plies, turns) plays the first turns by a deeper search (:func:`_played_games`, :func:`_reduced_games`). ``store`` (an :class:`engine.play.shards.ChunkStore`) keeps each finished chunk of
-    games and gives back those a killed run finished: the result is the unbroken run's. ``truncate_plies``: the
-    games the truncation stops are scored by the search that deep (0: the evaluator alone)."""
+    (plies, turns) plays the first turns by a deeper search (:func:`_played_games`, :func:`_reduced_games`).
+    ``store`` (an :class:`engine.play.shards.ChunkStore`) keeps each finished chunk of games and gives back
+    those a killed run finished: the result is the unbroken run's. ``truncate_plies``: the games the
+    truncation stops are scored by the search that deep (0: the evaluator alone)."""
     started = time.perf_counter()
     probs, truncated = rollout_games(evaluator, board, games, seed, truncate, progress, reduce_variance, until,
                                      search, store, truncate_plies)
