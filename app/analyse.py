@@ -276,7 +276,8 @@ def hint_rollout(args, net, board, state) -> int:
                               f"drop {', '.join(given)}")
         vars(args).update(level_settings(args.level))
     dice, top = dice_for(args.dice, state), args.top or ROLLOUT_DEFAULTS["top"]
-    with tqdm(total=args.games * top, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+    plays = min(top, len(legal_plays(board, dice, args.variant)))  # the bar counts the games really played
+    with tqdm(total=args.games * plays, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         report = rollout_report(net, args.position, board, state, dice, args.ply, top, args.games, args.seed,
                                 args.truncate, args.vr, bar.update, args.filters, args.truncate_ply)
     if args.json:
