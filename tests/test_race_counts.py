@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from test_cube import backgammon_board  # tests/ is on sys.path under pytest
 
 from gammon.app.arguments import position_in_variant
 from gammon.app.cli import main
@@ -25,17 +26,6 @@ from gammon.engine.search.race_counts import (
 )
 
 
-def race_board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    """A board from each side's checkers by point, each side in its own numbering (the opponent's point q is
-    the mover's 25 - q)."""
-    board = np.zeros(26, dtype=np.int8)
-    for point, n in mine.items():
-        board[point] = n
-    for point, n in theirs.items():
-        board[25 - point] = -n
-    return board
-
-
 def advice(count) -> tuple[bool, bool, bool]:
     return bool(count.double[0]), bool(count.redouble[0]), bool(count.take[0])
 
@@ -47,7 +37,7 @@ def advice(count) -> tuple[bool, bool, bool]:
 # (percentage method) and 74% (Thorp); Kleinman's K = 1.45. The checkers are transcribed from the post's diagram.
 BOWER_X = {2: 2, 3: 2, 5: 2, 6: 3, 7: 2, 8: 4}
 BOWER_O = {2: 2, 3: 2, 4: 1, 5: 2, 6: 3, 7: 1, 9: 1, 11: 2, 16: 1}
-BOWER = race_board(BOWER_X, BOWER_O)
+BOWER = backgammon_board(BOWER_X, BOWER_O)
 
 # Stick (bgonline.org forums, "Keith count fails this cube hard", 9 December 2014), from his Keith count lesson:
 # Blue on roll, 102 to 112 pips; "the Keith straight up we get 117 to 112 for a difference of 5 making it a
@@ -94,7 +84,7 @@ def test_keith_thresholds(saved, excess, expected):
 def test_keith_adjustments_as_the_glossary_lists_them():
     # 3 on the 1-point (+4), 3 on the 2-point (+2), 5 on the 3-point (+2), nothing on the 4- and 5-points (+2)
     side = {1: 3, 2: 3, 3: 5, 6: 4}
-    board = race_board(side, side)
+    board = backgammon_board(side, side)
     pips = 3 + 6 + 15 + 24
     assert keith_counts(board[None])[0].tolist() == [pips + 10, pips + 10]
     assert keith(board[None]).counts[0].tolist() == [(pips + 10) * 8 // 7, pips + 10]  # one seventh, rounded down
@@ -117,7 +107,7 @@ def test_thorp_on_bowers_position():
     (15, (True, True, True)),  # T = 120: "redouble ... by more than 1"
 ])
 def test_thorp_doubling_lines(straggler, expected):
-    board = race_board(BOWER_X, {**BOWER_O, 16: 0, straggler: 1})
+    board = backgammon_board(BOWER_X, {**BOWER_O, 16: 0, straggler: 1})
     assert advice(thorp(board[None])) == expected
 
 
@@ -125,7 +115,7 @@ def test_thorp_doubling_lines(straggler, expected):
 def test_thorp_take_line_with_the_unrounded_ten_percent(x_pips_saved, expected_take):
     # X's count 109 -> 119.9: T = 121 does not exceed it by more than 2, a take; 108 -> 118.8: a pass
     # (rounding the 10% down, as some write it, would make both 118 and 119, and both a take)
-    board = race_board({**BOWER_X, 8: 3, 8 - x_pips_saved: BOWER_X[8 - x_pips_saved] + 1}, BOWER_O)
+    board = backgammon_board({**BOWER_X, 8: 3, 8 - x_pips_saved: BOWER_X[8 - x_pips_saved] + 1}, BOWER_O)
     assert advice(thorp(board[None]))[2] is expected_take
 
 
@@ -202,7 +192,7 @@ def test_isight_rules_are_relative_to_the_other_side():
     # where O holds his (+1), no crossover; O: 15 checkers (+1 more), one in his outer board (+1 crossover)
     x = {1: 3, 2: 3, 3: 4, 5: 2, 6: 2}
     o = {4: 2, 5: 5, 6: 7, 7: 1}
-    counts = isight(race_board(x, o)[None]).counts[0]
+    counts = isight(backgammon_board(x, o)[None]).counts[0]
     assert counts.tolist() == [sum(p * n for p, n in x.items()) + 5, sum(p * n for p, n in o.items()) + 2]
 
 
@@ -212,7 +202,7 @@ def test_isight_rules_are_relative_to_the_other_side():
     ({8: 3, 7: 3}, {16: 0, 17: 1}, (True, True, False)),  # T = 97: P = 78
 ])
 def test_isight_take_line(x_changes, o_changes, expected):
-    board = race_board({**BOWER_X, **x_changes}, {**BOWER_O, **o_changes})
+    board = backgammon_board({**BOWER_X, **x_changes}, {**BOWER_O, **o_changes})
     assert advice(isight(board[None])) == expected
 
 
@@ -228,14 +218,14 @@ def test_effective_pip_counts_from_the_database():
     # Stick, "An Introduction to the Effective Pip Count" (bgonline.org/epc.html): 15 checkers on the ace point
     # take about 7 rolls, "the product is almost exactly 57". One checker anywhere at home: one roll, 49/6.
     fifteen, _ = position_in_variant("XGID=-O-----------------aaa----:1:1:1:00:0:0:3:0:10")
-    one = race_board({1: 1}, {1: 1})
+    one = backgammon_board({1: 1}, {1: 1})
     epc = effective_pip_counts(np.stack([fifteen, one]))
     assert epc[0, 0] == pytest.approx(57.0, abs=0.01)
     assert epc[1].tolist() == pytest.approx([PIPS_PER_ROLL, PIPS_PER_ROLL])
 
 
 def test_a_side_outside_its_home_board_has_no_effective_pip_count():
-    epc = effective_pip_counts(np.stack([race_board({6: 14, 7: 1}, {6: 15}), BOWER]))
+    epc = effective_pip_counts(np.stack([backgammon_board({6: 14, 7: 1}, {6: 15}), BOWER]))
     assert np.isnan(epc[0, 0]) and np.isfinite(epc[0, 1])
     assert np.isnan(epc[1]).all()
 
@@ -244,7 +234,7 @@ def test_only_races_are_counted():
     with pytest.raises(BoardError, match="races only"):
         require_race(starting_board())
     with pytest.raises(BoardError, match="game is over"):
-        require_race(race_board({}, {1: 1}))
+        require_race(backgammon_board({}, {1: 1}))
 
 
 # -- gammon race -----------------------------------------------------------------------------------

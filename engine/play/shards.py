@@ -148,10 +148,14 @@ class AppendOnlyStore:
             self._append({"kind": self.kind, "options": self.options})
             return
         # The header first, so that a file which is not a store is left as it is
-        header, newline, _ = data.partition(b"\n")
-        if not newline or not self._is_header(header):
+        first, newline, _ = data.partition(b"\n")
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if not newline or not isinstance(header, dict) or header.get("kind") != self.kind:
             raise StoreError(f"{self.path} is not a store of {self.kind}; move it away")
-        self._check_header(self._read(header, 1))
+        self._check_options(header)
         whole = data[: data.rfind(b"\n") + 1]  # a line cut short by a crash is dropped
         if len(whole) != len(data):
             self._file.truncate(len(whole))
@@ -172,14 +176,7 @@ class AppendOnlyStore:
             raise StoreError(f"line {number} of {self.path} is damaged; delete the file to start over")
         return record
 
-    def _is_header(self, raw: bytes) -> bool:
-        try:
-            header = json.loads(raw)
-        except ValueError:
-            return False
-        return isinstance(header, dict) and header.get("kind") == self.kind
-
-    def _check_header(self, header: dict) -> None:
+    def _check_options(self, header: dict) -> None:
         theirs = header.get("options", {})
         differ = sorted(k for k in self.options.keys() | theirs.keys() if self.options.get(k) != theirs.get(k))
         if differ:
