@@ -108,6 +108,12 @@ def rollout_report(net, position: str, board, state, dice, plies: int, top: int,
 ROLLOUT_DEFAULTS = {"top": 4, "games": 1296, "seed": 0, "truncate": None, "truncate_ply": 0, "vr": False}
 
 
+def rollout_games_total(board, dice, variant: str, settings: dict) -> int:
+    """Every game of every play a ``hint --rollout`` plays (a roll may have fewer plays than ``top``): the
+    progress's end."""
+    return settings["games"] * min(settings["top"], len(legal_plays(board, dice, variant)))
+
+
 def level_settings(name: str) -> dict:
     """The plays, games and truncation a named rollout level sets (engine.review.advice.LEVELS), as
     :func:`rollout_report` takes them; every level is variance-reduced."""
@@ -276,8 +282,8 @@ def hint_rollout(args, net, board, state) -> int:
                               f"drop {', '.join(given)}")
         vars(args).update(level_settings(args.level))
     dice, top = dice_for(args.dice, state), args.top or ROLLOUT_DEFAULTS["top"]
-    plays = min(top, len(legal_plays(board, dice, args.variant)))  # the bar counts the games really played
-    with tqdm(total=args.games * plays, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
+    total = rollout_games_total(board, dice, args.variant, {"games": args.games, "top": top})
+    with tqdm(total=total, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         report = rollout_report(net, args.position, board, state, dice, args.ply, top, args.games, args.seed,
                                 args.truncate, args.vr, bar.update, args.filters, args.truncate_ply)
     if args.json:

@@ -39,10 +39,9 @@ from gammon.engine.cube.decisions import cube_decision
 from gammon.engine.cube.money import cube_efficiency
 from gammon.engine.cube.state import Cube
 from gammon.engine.files import atomic_text
-from gammon.engine.play.rollout import rollout_plays
 from gammon.engine.play.stats import mean_ci95
 from gammon.engine.records.formats import board_from_position_id, position_id
-from gammon.engine.review.advice import LEVELS
+from gammon.engine.review.advice import LEVELS, rollout_rows
 from gammon.engine.rules.board import flip
 from gammon.engine.rules.notation import format_move
 from gammon.engine.search.analysis import position_probs, rank_moves
@@ -108,20 +107,19 @@ def choose_moves(net, items, plies: int, progress: bool):
 
 
 def choose_level_moves(net, items, name: str, progress: bool):
-    """:func:`choose_moves` by a named rollout level (engine.review.advice.LEVELS): the best few plays of the
-    2-ply search rolled out, variance-reduced and truncated, the best by the rollout chosen."""
+    """:func:`choose_moves` by a named rollout level (engine.review.advice.LEVELS), as ``gammon hint --level``
+    chooses: the best few plays of the 2-ply search rolled out, variance-reduced and truncated, the best by
+    the rollout's value (engine.review.advice.rollout_rows)."""
     level = LEVELS[name]
     chosen, notations, seconds = [], [], []
     for item in tqdm(items, desc=f"moves {name}", disable=not progress, leave=False):
         board = board_from_position_id(item["position_id"])
         started = time.perf_counter()
-        moves = rank_moves(net, board, item["dice"], plies=2)[: level.candidates]
-        rolled = rollout_plays(net, np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves]),
-                               level.games, 0, level.truncate, None, True)
-        best = moves[int(np.argmax([r.equity for r in rolled]))]
+        best = rollout_rows(net, board, None, item["dice"], 2, level.candidates, level.games, 0, level.truncate,
+                            reduce_variance=True)[0]
         seconds.append(time.perf_counter() - started)
-        chosen.append(position_id(flip(best.board)))
-        notations.append(format_move(board, best.steps))
+        chosen.append(best["result_id"])
+        notations.append(best["move"])
     return chosen, notations, seconds
 
 

@@ -58,6 +58,7 @@ from gammon.app.analyse import (
     level_settings,
     moves_report,
     position_in_variant,
+    rollout_games_total,
     rollout_report,
 )
 from gammon.app.arguments import dice_for, parse_dice, with_rules
@@ -74,7 +75,7 @@ from gammon.engine.records.matchlog import MatchFileError
 from gammon.engine.review.advice import LEVELS
 from gammon.engine.review.match_analysis import analyse
 from gammon.engine.rules.board import BoardError, pip_counts, starting_board
-from gammon.engine.rules.notation import OFF_BOARD, LegalPlay, find_play, legal_plays, play_steps
+from gammon.engine.rules.notation import OFF_BOARD, LegalPlay, find_play, play_steps
 from gammon.engine.rules.variants import Variant, variant_named
 from gammon.models.players import shared_analyst
 from gammon.options import MATCH_PLY, MAX_PLY, POSITION_PLY, VARIANT_CHOICES
@@ -166,8 +167,7 @@ class RolloutAsked:
 
     def games_total(self) -> int:
         """Every game of every play rolled out (a roll may have fewer plays than ``top``): the progress's end."""
-        plays = len(legal_plays(self.board, self.dice, self.variant))
-        return self.settings["games"] * min(self.settings["top"], plays)
+        return rollout_games_total(self.board, self.dice, self.variant, self.settings)
 
 
 def rollout_asked(position: PositionText, dice: DiceText = None, ply: Ply = POSITION_PLY,

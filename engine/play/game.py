@@ -448,7 +448,7 @@ class _Table:
         if self.rules.money and self.rules.jacoby:
             won = np.where(self.turned[mine], won, np.minimum(won, 1))
         again = afterstates.extra_roll[choice] & (won == 0)
-        self.boards[mine] = np.where(again[:, None], after, variant.geometry.flip(after))
+        self.boards[mine] = variant.next_on_roll(after, again)
         self.first_move[mine] = self.preset[mine] = False
         self.extra_roll[mine] = again
         self.player[mine] = np.where(again, movers, 1 - movers)

@@ -186,7 +186,7 @@ def rollout_plays(evaluator: ProbabilityEvaluator, afterstates: np.ndarray, roll
             if progress:
                 progress(games)
         else:
-            start = board if again else variant.geometry.flip(board)
+            start = variant.next_on_roll(board, again)
             probs, _ = rollout_games(evaluator, start, games, seed, truncate, progress, reduce_variance,
                                      truncate_plies=truncate_plies)
             probs = probs if again else swap_sides(probs)
@@ -462,7 +462,7 @@ def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: 
         result[live[over]] += _seen_by(outcome_probs(won[over]), swapped[live[over]])
         keep = ~over
         live, boards, again = live[keep], boards[keep], again[keep]
-        current = np.where(again[:, None], boards, variant.geometry.flip(boards))
+        current = variant.next_on_roll(boards, again)
         swapped[live] ^= ~again
         if not len(live):
             return result, 0

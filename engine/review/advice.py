@@ -64,7 +64,9 @@ def rollout_rows(net, board, state, dice, plies: int, top: int, games: int, seed
     wild = bool(net.variant.is_wild(np.asarray(dice)))
     rolled, values = rolled_out(net, cube, np.stack([m.board for m in moves]), np.array([m.rolls_again for m in moves]),
                                 games, seed, truncate, reduce_variance, progress, truncate_plies)
-    rows = [{"move": format_move(board, m.steps, wild), "plies": m.plies, "searched": m.cubeful,
+    rows = [{"move": format_move(board, m.steps, wild),
+             "result_id": position_id(net.variant.next_on_roll(m.board, m.rolls_again), net.variant),
+             "plies": m.plies, "searched": m.cubeful,
              "cubeful": float(value), "cubeful_diff": float(value - values.max()), **r.as_dict()}
             for m, r, value in zip(moves, rolled, values)]
     return sorted(rows, key=lambda row: -row["cubeful"])

@@ -191,10 +191,10 @@ class Variant:
             board[MOVER_UNENTERED] = board[OPPONENT_UNENTERED] = self.off_board
         return board
 
-    def next_on_roll(self, board: np.ndarray, rolls_again: bool) -> np.ndarray:
-        """The position after a play, seen by the player who rolls next: the mover himself after a wild roll
-        played in full (``rolls_again``), else his opponent."""
-        return board if rolls_again else self.geometry.flip(board)
+    def next_on_roll(self, board: np.ndarray, rolls_again) -> np.ndarray:
+        """The position after a play (or (N, 26) of them), seen by the player who rolls next: the mover himself
+        after a wild roll played in full (``rolls_again``, one flag a board), else his opponent."""
+        return np.where(np.asarray(rolls_again)[..., None], board, self.geometry.flip(board))
 
     def is_wild(self, dice: np.ndarray) -> np.ndarray:
         """Whether each roll of ``dice`` ((N, 2), either order) is this variant's wild roll."""
