@@ -91,12 +91,13 @@ def mistakes(matches, player: str, evaluator, plies: int) -> dict[str, Card]:
     for path, log, replayed in matches:
         if player not in log.players:
             continue
-        with tqdm(total=len(replayed), unit="decision", desc=path.name, disable=not sys.stderr.isatty(),
-                  leave=False) as bar:
-            result = analyse(log, evaluator, plies, progress=bar.update, decisions=replayed)
         seat = log.players.index(player)
+        own = [d for d in replayed if d.player == seat]  # the opponent's decisions would be judged for nothing
+        with tqdm(total=len(own), unit="decision", desc=path.name, disable=not sys.stderr.isatty(),
+                  leave=False) as bar:
+            result = analyse(log, evaluator, plies, progress=bar.update, decisions=own)
         for j in result.judged:
-            if j.decision.player == seat and j.grade in MISTAKES:
+            if j.grade in MISTAKES:
                 cards.setdefault(card_key(j), Card(j, log.players, path.name))
     return cards
 

@@ -166,6 +166,13 @@ def cube_actions(no_double, double_take, double_pass, beavers=False) -> tuple[np
     return doubles, answer
 
 
+def best_cube_words(no_double: float, double_take: float, double_pass: float) -> tuple[str, str]:
+    """The best doubling decision and answer by :func:`cube_actions`, in the words analyses compare:
+    ("double" or "no double", "take" or "pass")."""
+    doubles, answer = cube_actions(no_double, double_take, double_pass)
+    return "double" if doubles else "no double", "pass" if answer == PASS else "take"
+
+
 def verdict(no_double: float, double_take: float, double_pass: float, cube: Cube) -> tuple[str, str, str]:
     """(action "double"/"no_double", response "take"/"pass"/"beaver", the verdict in gnubg's words)."""
     doubles, answer = cube_actions(no_double, double_take, double_pass, cube.beavers)

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from gammon.engine.cube.met import check_match_length
+from gammon.engine.cube.state import best_cube_words
 from gammon.engine.errors import GammonError
 from gammon.engine.records.formats import MAX_SCORE, MatchState
 from gammon.engine.records.matchlog import Action, GameLog, MatchFileError, MatchLog, Verdict
@@ -500,12 +501,12 @@ def _cube_verdicts(f: dict) -> dict[str, Verdict]:
     nd, dt, dp = (float(f[key]) for key in ("no_double", "double_take", "double_pass"))
     choices = [("no double", nd), ("double, take", dt), ("double, pass", dp)]
     level = level_name(f["level"])
+    doubling, answer = best_cube_words(nd, dt, dp)
     verdicts = {}
     if f["cube_error"] != NOT_ANALYSED:
-        verdicts["cube"] = Verdict(ENGINE, level, "double" if min(dt, dp) > nd else "no double", abs(f["cube_error"]),
-                                   choices)
+        verdicts["cube"] = Verdict(ENGINE, level, doubling, abs(f["cube_error"]), choices)
     if f["take_error"] != NOT_ANALYSED and f["double"] == 1:
-        verdicts["take"] = Verdict(ENGINE, level, "take" if dt <= dp else "pass", abs(f["take_error"]), choices)
+        verdicts["take"] = Verdict(ENGINE, level, answer, abs(f["take_error"]), choices)
     return verdicts
 
 

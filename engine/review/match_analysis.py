@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from gammon.engine.cube.match import can_double, match_equity_of_probs
-from gammon.engine.cube.state import Cube
+from gammon.engine.cube.state import Cube, best_cube_words
 from gammon.engine.play.luck import roll_luck
 from gammon.engine.records.matchlog import MatchLog
 from gammon.engine.review.advice import Level, rolled_out
@@ -260,12 +260,12 @@ def _judge_cube(evaluator, d: Decision, plies: int) -> Judged | None:
         loss = best_value - value
         counted = d.doubled or loss > 0 or min(dt, dp) > nd - ERROR
         error = ("wrong double" if d.doubled else "missed double") if loss > 0 else ""
-        best = "double" if min(dt, dp) > nd else "no double"
-        return Judged(d, "double" if d.doubled else "no double", best, loss, counted, error, equity=figures)
+        return Judged(d, "double" if d.doubled else "no double", best_cube_words(nd, dt, dp)[0], loss, counted,
+                      error, equity=figures)
     take, drop = -dt, -dp  # the taker's side
     loss = max(take, drop) - (take if d.took else drop)
     error = ("wrong take" if d.took else "wrong pass") if loss > 0 else ""
-    return Judged(d, "take" if d.took else "pass", "take" if take >= drop else "pass", loss, True, error,
+    return Judged(d, "take" if d.took else "pass", best_cube_words(nd, dt, dp)[1], loss, True, error,
                   equity=figures)
 
 
