@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gammon.engine.errors import BoardError
-from gammon.engine.rules.board import is_race, mover_counts, opponent_counts, pip_counts
+from gammon.engine.rules.board import is_race, mover_counts, opponent_counts, pip_counts, pips_of
 from gammon.engine.search.bearoff import POINTS, OneSided, default_databases, position_index
 
 PIPS_PER_ROLL = 49 / 6  # the average roll, doubles moving four times: 294 pips / 36 rolls = 8.1667
@@ -70,7 +70,7 @@ def keith_counts(boards) -> np.ndarray:
     sides = _sides(boards)
     stacks = (2 * np.maximum(sides[..., 0] - 1, 0) + np.maximum(sides[..., 1] - 1, 0)
               + np.maximum(sides[..., 2] - 3, 0))
-    return pip_counts(boards) + stacks + (sides[..., 3:POINTS] == 0).sum(-1)
+    return pips_of(sides) + stacks + (sides[..., 3:POINTS] == 0).sum(-1)
 
 
 def keith(boards) -> RaceCount:
@@ -89,7 +89,7 @@ def thorp_counts(boards) -> np.ndarray:
     plus 1 for each checker on its 1-point, minus 1 for each home-board point it holds (Edward O. Thorp,
     as Bill Robertie's Advanced Backgammon and the bkgm.com glossary give it)."""
     sides = _sides(boards)
-    return (pip_counts(boards) + 2 * sides.sum(-1) + sides[..., 0] - (sides[..., :POINTS] > 0).sum(-1))
+    return (pips_of(sides) + 2 * sides.sum(-1) + sides[..., 0] - (sides[..., :POINTS] > 0).sum(-1))
 
 
 def thorp(boards) -> RaceCount:
@@ -119,7 +119,7 @@ def isight_counts(boards) -> np.ndarray:
     stacks = (2 * np.maximum(sides[..., 0] - 2, 0) + np.maximum(sides[..., 1] - 2, 0)
               + np.maximum(sides[..., 2] - 3, 0))
     gaps = ((sides[..., 3:POINTS] == 0) & (sides[:, ::-1, 3:POINTS] > 0)).sum(-1)
-    return (pip_counts(boards) + _excess(sides.sum(-1)) + stacks + gaps + _excess(sides @ CROSSOVERS))
+    return (pips_of(sides) + _excess(sides.sum(-1)) + stacks + gaps + _excess(sides @ CROSSOVERS))
 
 
 def isight(boards) -> RaceCount:
