@@ -121,6 +121,15 @@ def level_settings(name: str) -> dict:
     return {"top": level.candidates, "games": level.games, "truncate": level.truncate, "vr": True}
 
 
+def take_level(args, sets: str, also_given: list[str]) -> None:
+    """``hint`` or ``cube --level``: the level's settings in ``args``; rollout options given beside it (and
+    ``also_given``) are refused, for the level ``sets`` them."""
+    given = rollout_options_given(args) + also_given + (["--rollout"] if args.rollout else [])
+    if given:
+        raise GammonError(f"--level {args.level} sets {sets} of the rollout; drop {', '.join(given)}")
+    vars(args).update(level_settings(args.level))
+
+
 def parse_search(text: str) -> tuple[int, int]:
     """``1:4`` -> (1, 4): the first 4 turns of each rollout game at 1-ply."""
     try:
@@ -276,11 +285,7 @@ def hint_rollout(args, net, board, state) -> int:
         raise GammonError("--until stops a rollout of one position (gammon rollout); the plays compared here "
                           "play --games each, game for game")
     if args.level:
-        given = rollout_options_given(args) + (["--top"] if args.top else []) + (["--rollout"] if args.rollout else [])
-        if given:
-            raise GammonError(f"--level {args.level} sets the plays, games and truncation of the rollout; "
-                              f"drop {', '.join(given)}")
-        vars(args).update(level_settings(args.level))
+        take_level(args, "the plays, games and truncation", ["--top"] if args.top else [])
     dice, top = dice_for(args.dice, state), args.top or ROLLOUT_DEFAULTS["top"]
     total = rollout_games_total(board, dice, args.variant, {"games": args.games, "top": top})
     with tqdm(total=total, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
@@ -330,15 +335,15 @@ def cmd_cube(args) -> int:
     from gammon.models.players import load_analyst
 
     given = rollout_options_given(args) + (["--cube-ply"] if args.cube_ply else [])
-    if given and not args.rollout:
+    if given and not (args.rollout or args.level):
         raise GammonError(f"{', '.join(given)}: rollout options; add --rollout, or drop them")
-    if args.batch and args.rollout:
-        raise GammonError("--rollout rolls out one position's cube actions; a batch line is searched")
+    if args.batch and (args.rollout or args.level):
+        raise GammonError("--rollout and --level roll out one position's cube actions; a batch line is searched")
     if is_batch(args):
         return _run_batch(args, batch_cube)
     board, state = position_in_variant(need_position(args), args.variant)
     state = with_rules(state, args.jacoby, args.beavers)
-    if args.rollout:
+    if args.rollout or args.level:
         return cube_rollout_report(args, load_analyst(args.model, variant=args.variant), board, state)
     result = cube_report(load_analyst(args.model, variant=args.variant), args.position, board, state, args.ply)
     if args.json:
@@ -366,22 +371,29 @@ def cmd_cube(args) -> int:
 
 
 def cube_rollout_report(args, net, board, state) -> int:
-    """``cube --rollout``: no double and double/take rolled out with the same dice (money, or the match score)."""
+    """``cube --rollout`` or ``--level``: no double and double/take rolled out with the same dice (money, or the
+    match score)."""
     cube = Cube.from_state(state)
-    refused = [name for name, given in (("--vr", args.vr), ("--truncate", args.truncate),
-                                        ("--truncate-ply", args.truncate_ply), ("--until", args.until)) if given]
+    if args.level:
+        take_level(args, "the games and truncation", [])
+    refused = [name for name, given in (("--truncate-ply", args.truncate_ply), ("--until", args.until)) if given]
     if refused:
-        raise GammonError(f"cube --rollout plays its games to the end, cubeful, without {', '.join(refused)}")
+        raise GammonError(f"cube --rollout scores the games --truncate stops by the net, and plays --games; drop "
+                          f"{', '.join(refused)}")
     with tqdm(total=2 * args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
-        result = cube_rollout(net, board, cube, args.games, args.seed, bar.update, cube_plies=args.cube_ply)
+        result = cube_rollout(net, board, cube, args.games, args.seed, bar.update, cube_plies=args.cube_ply,
+                              reduce_variance=args.vr, truncate=args.truncate)
     if args.json:
         print(json.dumps({"position": args.position, "situation": describe_state(state), "seed": args.seed,
-                          "cube_plies": args.cube_ply, **result.as_dict()}))
+                          "level": args.level, "truncate": args.truncate, "cube_plies": args.cube_ply,
+                          "variance_reduced": args.vr, **result.as_dict()}))
         return 0
     print(draw(board, args.variant))
     print(describe_state(state))
-    print(f"\nNo double and double/take rolled out, {args.games} cubeful games each with the same dice "
-          f"(cube decisions inside at {args.cube_ply}-ply, seed {args.seed}); equity per unit of the cube "
+    level = f"level {args.level}: " if args.level else ""
+    print(f"\n{level}No double and double/take rolled out, {args.games} cubeful games each with the same dice "
+          f"({rollout_how(args)}, cube decisions inside at {args.cube_ply}-ply, seed {args.seed}); "
+          f"equity per unit of the cube "
           f"({'money' if cube.money else 'EMG'}), 95% intervals:")
     for name, equity, (low, high) in (("No double", result.no_double, result.no_double_ci95),
                                       ("Double, take", result.double_take, result.double_take_ci95)):
@@ -415,10 +427,8 @@ def cmd_rollout(args) -> int:
     if args.device and (args.cubeful or args.batch or args.vr):
         raise GammonError("--device rolls one position out cubeless, without --vr; --cubeful, --batch and --vr "
                           "run in numpy")
-    if args.vr and args.cubeful:
-        raise GammonError("--vr reduces the variance of cubeless rollouts; drop --cubeful or --vr")
-    if args.cubeful and args.truncate:
-        raise GammonError("--cubeful games are played to the end; drop --truncate")
+    if args.cubeful and args.truncate_ply:
+        raise GammonError("--cubeful games the truncation stops are scored by the net; drop --truncate-ply")
     if args.search and (args.cubeful or args.device or args.batch):
         raise GammonError("--search plays a cubeless rollout of one position in numpy; drop --cubeful, --device "
                           "and --batch, or --search")
@@ -446,7 +456,8 @@ def cmd_rollout(args) -> int:
                   file=sys.stderr)
         if args.cubeful:
             result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update,
-                                     store=store, cube_plies=args.cube_ply)
+                                     store=store, cube_plies=args.cube_ply, reduce_variance=args.vr,
+                                     truncate=args.truncate)
         elif args.device:
             result = device_rollout(net, board, args)
             bar.update(result.games)
@@ -456,13 +467,14 @@ def cmd_rollout(args) -> int:
                              store=store, truncate_plies=args.truncate_ply)
     if args.json:
         print(json.dumps({"position": args.position, **result.as_dict(),
-                          **({"cube_plies": args.cube_ply} if args.cubeful else {})}))
+                          **({"cube_plies": args.cube_ply, "variance_reduced": args.vr} if args.cubeful else {})}))
         return 0
     print(draw(board, args.variant))
     low, high = result.ci95
     if args.cubeful:
         kind = "money games" if state is None or not state.match_length else "games at the match score (EMG)"
-        print(f"\n{result.games} cubeful {kind}, cube decisions at {args.cube_ply}-ply, seed {args.seed}: "
+        print(f"\n{result.games} cubeful {kind} ({rollout_how(args, result.truncated if args.truncate else None)}), "
+              f"cube decisions at {args.cube_ply}-ply, seed {args.seed}: "
               f"equity {result.equity:+.3f} "
               f"± {result.std_error:.3f} (95% CI {low:+.3f} .. {high:+.3f}); "
               f"{result.doubles} doubles, {result.passes} passed")
@@ -484,8 +496,9 @@ def rollout_options(parser) -> None:
     parser.add_argument("--truncate-ply", type=int, choices=(0, 1, 2), default=0,
                         help="with --truncate: score the games it stops by the search this deep (default 0: the net)")
     parser.add_argument("--vr", action="store_true",
-                        help="variance reduction: take each roll's luck, judged by the net, out of every game "
-                             "(about 20 times the time a game, for an interval 5-7 times narrower)")
+                        help="variance reduction: take each roll's luck, judged by the net, out of every game, "
+                             "cubeless or cubeful (about 20 times the time a game, for an interval 5-7 times "
+                             "narrower)")
     parser.add_argument("--seed", type=at_least(0), default=0,
                         help="dice seed: the same seed, the same games (default 0)")
     parser.add_argument("--until", type=positive_float, default=None, metavar="HALF_WIDTH",
@@ -546,6 +559,11 @@ def register(sub) -> None:
         if name == "cube":
             command.add_argument("--rollout", action="store_true",
                                  help="roll out no double and double/take (money, cubeful) with the same dice")
+            command.add_argument("--level", choices=tuple(LEVELS),
+                                 help="a named rollout level: no double and double/take rolled out, "
+                                      "variance-reduced, truncated: "
+                                      + "; ".join(f"{n}: {v.games} games, {v.truncate} turns"
+                                                  for n, v in LEVELS.items()))
             rollout_options(command)
             cube_ply_option(command)
         if name in ("hint", "cube"):

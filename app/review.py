@@ -34,12 +34,13 @@ from gammon.engine.review.match_analysis import (
     DOUBTFUL,
     ERROR,
     MISTAKES,
+    CloseCube,
     ClosePlay,
     Judged,
     MatchAnalysis,
     RollingOut,
     analyse,
-    roll_close_play,
+    roll_close,
 )
 from gammon.engine.review.replay import replay
 from gammon.options import MATCH_PLY, model_option, ply_option, positive_float, worker_options
@@ -111,16 +112,16 @@ def cmd_analyze(args) -> int:
         if output:
             check_output(output, what)
     if args.doubtful is not None and not args.level:
-        raise GammonError("--doubtful says which checker plays --level rolls out; give --level too")
+        raise GammonError("--doubtful says which decisions --level rolls out; give --level too")
     if (args.workers or args.ray) and not args.level:
-        raise GammonError("--workers and --ray roll out the close plays of --level; give --level too")
+        raise GammonError("--workers and --ray roll out the close decisions of --level; give --level too")
     rolling_out = RollingOut(LEVELS[args.level], ERROR if args.doubtful is None else args.doubtful) \
         if args.level else None
     args.doubtful = rolling_out.margin if rolling_out else None
     files, logs, decisions, refused = readable_matches(files)  # all read and checked before the long part
     if not files:
         return 1
-    runner = runner_for(args, partial(roll_close, args.model, args.met)) if rolling_out else None
+    runner = runner_for(args, partial(roll_close_by, args.model, args.met)) if rolling_out else None
     evaluator = shared_analyst(args.model)  # the one an in-process runner's tasks use too
     totals: dict[str, list[float]] = {}  # name -> [decisions, loss in mp, luck in mp, rolls]
     for path, log, replayed in zip(files, logs, decisions):
@@ -129,7 +130,7 @@ def cmd_analyze(args) -> int:
             result = analyse(log, evaluator, args.ply, cube=not args.no_cube, progress=bar.update,
                              decisions=replayed, rolling_out=rolling_out,
                              runner=counting(runner, path.name, args.quiet) if rolling_out else None)
-        level = (f", {counted(result.rolled_out_plays, 'close checker play')} (within {args.doubtful:g}) rolled out at "
+        level = (f", {counted(result.rolled_out_decisions, 'close decision')} (within {args.doubtful:g}) rolled out at "
                  f"{args.level}" if rolling_out else "")
         print(f"{path}: {'money session' if not log.length else f'{log.length}-point match'}, "
               f"{counted(len(log.games), 'game')}, {log.players[0]} {log.final_score[0]} - {log.players[1]} "
@@ -162,13 +163,13 @@ def cmd_analyze(args) -> int:
     return 1 if refused else 0
 
 
-def roll_close(model: str, met: str, close: ClosePlay) -> np.ndarray:
-    """The task every runner runs for analyze --level: one close play, by ``model`` under the table ``met``
+def roll_close_by(model: str, met: str, close: ClosePlay | CloseCube) -> np.ndarray:
+    """The task every runner runs for analyze --level: one close decision, by ``model`` under the table ``met``
     (a worker process has its own default table until told)."""
     from gammon.models.players import shared_analyst
 
     with using_met(met):
-        return roll_close_play(shared_analyst(model), close)
+        return roll_close(shared_analyst(model), close)
 
 
 def counting(runner, name: str, quiet: bool):
@@ -261,7 +262,7 @@ def choices_table(j: Judged) -> str:
                     for name, equity in rows)
     judge = f" (rolled out at {j.equity['rolled_out']})" if "rolled_out" in j.equity else ""
     head = f"<tr><th>play</th><th>equity{judge}</th><th>to best</th></tr>" if best is not None else \
-        "<tr><th>cube action</th><th>equity (doubler)</th></tr>"
+        f"<tr><th>cube action</th><th>equity (doubler){judge}</th></tr>"
     return f'<table class="choices">{head}{cells}</table>'
 
 
@@ -305,12 +306,15 @@ def register(sub) -> None:
     rules_options(parser, money=False)  # the file says a money session's rules
     parser.add_argument("--no-cube", action="store_true", help="judge the checker plays only")
     parser.add_argument("--level", choices=tuple(LEVELS),
-                        help="judge the close checker plays again by this rollout level (gammon hint --help lists "
-                             "them): the level's best plays by the search and the played one, rolled out")
+                        help="judge the close decisions again by this rollout level (gammon hint --help lists "
+                             "them): the level's best plays by the search and the played one, or no double and "
+                             "double/take, rolled out")
     parser.add_argument("--doubtful", type=positive_float, default=None, metavar="MARGIN",
                         help=f"with --level: a play is close when the played move and the best lie within MARGIN "
-                             f"of each other, or the best was played and the next lies within it (default {ERROR})")
-    worker_options(parser, "rolling out --level's close plays")
+                             f"of each other, or the best was played and the next lies within it; a cube decision "
+                             f"when doubling and not doubling do, an answer when taking and passing do "
+                             f"(default {ERROR})")
+    worker_options(parser, "rolling out --level's close decisions")
     parser.add_argument("--json", help="write the analysis as JSON to this file")
     parser.add_argument("--html", help="write a report to look at (one HTML file, opens from disk)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -383,7 +383,13 @@ def test_cube_rolls_out_its_actions_for_money_and_at_a_match_score(capsys):
     assert low <= result["no_double"] <= high
     assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10", "--rollout", "--games", "36"]) == 0
     assert "equity per unit of the cube (EMG)" in capsys.readouterr().out  # a match score: its MET
-    assert main(["cube", "4HPwATDgc/ABMA", "--rollout", "--vr"]) == 2
+    assert main(["cube", "4HPwATDgc/ABMA", "--rollout", "--until", "0.01"]) == 2
+    assert "drop --until" in capsys.readouterr().err
+    assert main(["cube", "4PPgAyDgc+ABAA", "--rollout", "--vr", "--games", "36", "--json"]) == 0
+    reduced = json.loads(capsys.readouterr().out)
+    assert reduced["variance_reduced"] and reduced["games"] == 36
+    assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--vr", "--games", "36"]) == 0
+    assert "variance-reduced" in capsys.readouterr().out
 
 
 def test_a_named_level_rolls_out_its_plays_and_takes_no_rollout_options(capsys):
@@ -396,6 +402,26 @@ def test_a_named_level_rolls_out_its_plays_and_takes_no_rollout_options(capsys):
     assert report["truncate"] == r1.truncate and report["variance_reduced"]
     assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--level", "R1", "--games", "36"]) == 2
     assert "--level R1 sets the plays, games and truncation of the rollout; drop --games" in capsys.readouterr().err
+
+
+def test_a_cube_level_rolls_out_both_cube_actions_truncated_and_variance_reduced(capsys):
+    from gammon.engine.review.advice import LEVELS
+
+    r1 = LEVELS["R1"]
+    assert main(["cube", "4PPgAyDgc+ABAA", "--level", "R1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["level"] == "R1" and report["games"] == r1.games and report["truncate"] == r1.truncate
+    assert report["variance_reduced"] and report["action"] in ("double", "no_double")
+    low, high = report["take_less_no_double_ci95"]
+    assert low < report["double_take"] - report["no_double"] < high
+    assert main(["cube", "4PPgAyDgc+ABAA", "--level", "R1", "--vr"]) == 2
+    assert "--level R1 sets the games and truncation of the rollout; drop --vr" in capsys.readouterr().err
+    assert main(["cube", "4PPgAyDgc+ABAA", "--level", "R1", "--batch", "x.jsonl"]) == 2
+    assert "a batch line is searched" in capsys.readouterr().err
+    assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "2", "--vr", "--games", "36"]) == 0
+    assert "truncated at 2 turns (36 games scored by the net), variance-reduced" in capsys.readouterr().out
+    assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "2", "--truncate-ply", "1"]) == 2
+    assert "scored by the net; drop --truncate-ply" in capsys.readouterr().err
 
 
 def test_the_money_rules_and_the_match_equity_table_are_settings_that_change_answers_where_they_must(capsys):
@@ -428,12 +454,12 @@ def test_the_money_rules_and_the_match_equity_table_are_settings_that_change_ans
 
 
 def test_rollouts_refuse_what_they_would_drop_or_misjudge(capsys, tmp_path):
-    """Review of issue 30: --rollout/--level beside --batch were dropped; --truncate beside --cubeful."""
+    """Review of issue 30: --rollout/--level beside --batch were dropped; --truncate-ply beside --cubeful."""
     batch = tmp_path / "in.jsonl"
     batch.write_text(json.dumps({"id": "a", "position_id": "4HPwATDgc/ABMA", "dice": [3, 1]}) + "\n")
     for argv in (["hint", "--batch", str(batch), "--out", str(tmp_path / "o.jsonl"), "--level", "R1"],
                  ["cube", "--batch", str(batch), "--out", str(tmp_path / "o.jsonl"), "--rollout"],
-                 ["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "3"]):
+                 ["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "3", "--truncate-ply", "1"]):
         assert main(argv) == 2, argv
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert main(["hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "--dice", "66", "--ply", "0"]) == 0

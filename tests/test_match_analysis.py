@@ -215,10 +215,10 @@ def test_a_rollout_level_judges_again_only_the_close_checker_plays_and_finds_the
     plain = analyse(log, NET, plies=0, decisions=decisions, cube=False)
     level = Level("T", 2, 36, 2)
     none = analyse(log, NET, plies=0, decisions=decisions, cube=False, rolling_out=RollingOut(level, 0.0))
-    assert none.rolled_out_plays == 0 and [j.loss for j in none.judged] == [j.loss for j in plain.judged]
+    assert none.rolled_out_decisions == 0 and [j.loss for j in none.judged] == [j.loss for j in plain.judged]
     wide = analyse(log, NET, plies=0, decisions=decisions, cube=False, rolling_out=RollingOut(level, 10.0))
     unforced = [j for j in wide.judged if j.counted]
-    assert wide.rolled_out_plays == len(unforced) >= 5
+    assert wide.rolled_out_decisions == len(unforced) >= 5
     assert wide.as_dict()["rollout_level"]["rolled_out"] == len(unforced)
     blunder = [j for j in wide.judged if j.decision.player == 0][1]  # the planted one
     assert blunder.grade in ("error", "blunder") and blunder.equity["rolled_out"] == "T"
@@ -233,11 +233,41 @@ def test_a_rollout_level_judges_again_only_the_close_checker_plays_and_finds_the
     assert [equity for _, equity in blunder.alternatives] == sorted(values, reverse=True)
 
 
+def test_a_rollout_level_judges_the_close_cube_decisions_by_their_rolled_out_actions():
+    """analyze --level rolls out the close cube decisions too: no double and double/take at the level's games,
+    variance-reduced, truncated, the dice following the decision's number; a double and its answer share one."""
+    from gammon.engine.cube.state import Cube
+    from gammon.engine.play.rollout import cube_rollout
+    from gammon.engine.review.advice import Level
+    from gammon.engine.review.match_analysis import RollingOut
+
+    log, _ = recorded((EvaluatorPlayer(NET), EvaluatorPlayer(NET)), 0, seed=3)
+    decisions = replay(log)
+    level = Level("T", 2, 36, 2)
+    wide = analyse(log, NET, plies=0, decisions=decisions, rolling_out=RollingOut(level, 10.0))
+    cubes = [j for j in wide.judged if j.decision.kind != "move"]
+    assert cubes and all(j.equity["rolled_out"] == "T" for j in cubes)
+    first = next(j for j in cubes if j.decision.kind == "cube")
+    d: Cube = first.decision
+    number = next(i for i, e in enumerate(decisions) if e is d)
+    direct = cube_rollout(NET, d.board, d.cube, 36, number, truncate=2, reduce_variance=True)
+    assert (first.equity["no_double"], first.equity["double_take"]) == (round(direct.no_double, 4),
+                                                                         round(direct.double_take, 4))
+    best = max(direct.no_double, min(direct.double_take, 1.0))
+    assert first.loss == pytest.approx(best - (min(direct.double_take, 1.0) if d.doubled else direct.no_double))
+    answers = [j for j in cubes if j.decision.kind != "cube"]
+    for answer in answers:  # its double's figures
+        double = cubes[cubes.index(answer) - 1]
+        assert answer.equity["double_take"] == double.equity["double_take"]
+    narrow = analyse(log, NET, plies=0, decisions=decisions, rolling_out=RollingOut(level, 0.0))
+    assert narrow.rolled_out_decisions == 0
+
+
 def test_analyze_refuses_a_doubtful_margin_without_a_level(capsys):
     from gammon.app.cli import main
 
     assert main(["analyze", "tests/data/matches/gnubg-5pt.mat", "--doubtful", "0.05"]) == 2
-    assert "--doubtful says which checker plays --level rolls out" in capsys.readouterr().err
+    assert "--doubtful says which decisions --level rolls out" in capsys.readouterr().err
 
 
 def test_analyze_level_gives_the_same_report_on_two_worker_processes_as_in_one(tmp_path):
@@ -265,7 +295,7 @@ def test_a_close_play_at_double_match_point_is_worth_its_chance_to_win_the_match
     from gammon.engine.cube.state import Cube
     from gammon.engine.play.rollout import rollout_plays
     from gammon.engine.review.advice import Level
-    from gammon.engine.review.match_analysis import ClosePlay, roll_close_play
+    from gammon.engine.review.match_analysis import ClosePlay, roll_close
     from gammon.engine.rules.board import starting_board
     from gammon.engine.search.analysis import rank_moves
 
@@ -273,9 +303,9 @@ def test_a_close_play_at_double_match_point_is_worth_its_chance_to_win_the_match
     boards = tuple(tuple(int(x) for x in m.board) for m in candidates)
     level = Level("T", 2, 36, 2)
     dmp = ClosePlay(7, boards, (False, False), Cube(away=(1, 1)), level)
-    values = roll_close_play(NET, dmp)
+    values = roll_close(NET, dmp)
     rolled = rollout_plays(NET, np.array(boards, dtype=np.int8), np.zeros(2, dtype=bool), 36, 7, 2,
                            reduce_variance=True)
     assert values == pytest.approx([2 * r.probs[0] - 1 for r in rolled], abs=1e-9)
-    money = roll_close_play(NET, ClosePlay(7, boards, (False, False), Cube(), level))
+    money = roll_close(NET, ClosePlay(7, boards, (False, False), Cube(), level))
     assert not np.allclose(money, values)

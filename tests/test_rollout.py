@@ -193,6 +193,22 @@ def test_a_cube_rollout_of_a_sure_gammon_is_too_good_to_double():
         cube_rollout(PipEvaluator(), board, Cube(2, "opponent"), games=36)
 
 
+def test_no_double_in_a_cube_rollout_keeps_the_cube_for_the_first_roll():
+    """A double/pass by the bot: a cubeful rollout of the position doubles at once and wins 1 in every game, while
+    the cube rollout's no double plays the first roll without doubling (and may then lose)."""
+    from gammon.engine.cube.state import Cube
+    from gammon.engine.play.rollout import cube_rollout
+
+    evaluator = WithBearoff(PipEvaluator())
+    board = np.zeros(26, dtype=np.int8)
+    board[[2, 3]] = 1
+    board[[19, 22]] = -1  # the opponent's 6- and 3-points: he needs two rolls, we one unless 2-1
+    as_is = cubeful_rollout(evaluator, board, Cube(), games=72, seed=1)
+    assert as_is.equity == 1.0 and as_is.doubles == as_is.passes == 72
+    actions = cube_rollout(evaluator, board, Cube(), games=72, seed=1)
+    assert actions.no_double < 1.0 < actions.double_take and actions.verdict == "Double, pass"
+
+
 def test_cubeful_rollouts_at_a_match_score_value_the_match():
     """Issue 30: the cube at a match score. A sure gammon at 3-away/5-away: no double wins 2 points (to 1-away),
     double/take 4 (the match); too good to double. In the Crawford game nobody doubles."""
@@ -213,6 +229,61 @@ def test_cubeful_rollouts_at_a_match_score_value_the_match():
         cube_rollout(PipEvaluator(), starting_board(), crawford, games=36)
     played = cubeful_rollout(PipEvaluator(), starting_board(), crawford, games=72, seed=2)
     assert played.doubles == 0 and -1.0 <= played.ci95[0] < played.equity < played.ci95[1] <= 2.0
+
+
+def test_cubeful_variance_reduction_with_an_exact_evaluator_gives_the_exact_match_equity():
+    """The Crawford game (nobody doubles) of a bear-off the databases hold: the match equity of the exact
+    chances, and every game less the luck of its rolls says exactly that."""
+    from gammon.engine.cube.match import to_emg
+    from gammon.engine.cube.state import Cube
+
+    evaluator = WithBearoff(PipEvaluator())
+    score = Cube(1, "centered", (1, 3), crawford=True)
+    win = float(np.asarray(evaluator.probabilities(_small_bearoff()[None]))[0, 0])  # no gammons here
+    exact = float(to_emg(win * score.after(1) + (1 - win) * score.after(-1), score))
+    result = cubeful_rollout(evaluator, _small_bearoff(), score, games=72, seed=5, reduce_variance=True)
+    assert result.equity == pytest.approx(exact, abs=1e-9) and result.std_error < 1e-9
+    plain = cubeful_rollout(evaluator, _small_bearoff(), score, games=72, seed=5)
+    assert plain.std_error > 0.05
+
+
+@pytest.mark.parametrize("cube", [{}, {"away": (2, 4)}], ids=["money", "match"])
+def test_cubeful_variance_reduction_keeps_the_mean_whatever_judges_the_luck(cube):
+    """A live cube (both sides double, take and pass inside the games) and a wrong judge of luck: the
+    variance-reduced mean agrees with a plain rollout's, and its interval is narrower."""
+    from gammon.engine.cube.state import Cube
+    from gammon.engine.play.rollout import cube_rollout
+
+    board = _small_bearoff()
+    reduced = cubeful_rollout(Skewed(), board, Cube(**cube), games=1296, seed=6, reduce_variance=True)
+    plain = cubeful_rollout(Skewed(), board, Cube(**cube), games=1296, seed=7)
+    assert reduced.doubles > 0 and reduced.std_error > 1e-3  # the cube was used; the skewed judge leaves noise
+    assert abs(reduced.equity - plain.equity) < 4 * np.hypot(reduced.std_error, plain.std_error)
+    assert reduced.std_error < plain.std_error / 2
+    actions = cube_rollout(Skewed(), board, Cube(**cube), games=144, seed=6, reduce_variance=True)
+    assert actions.take_less_no_double_ci95 != cube_rollout(Skewed(), board, Cube(**cube), games=144,
+                                                            seed=6).take_less_no_double_ci95
+
+
+@pytest.mark.parametrize("cube", [{}, {"away": (2, 4)}, {"away": (3, 4)}], ids=["money", "2-away", "3-away"])
+def test_a_cubeful_rollout_truncated_after_one_roll_telescopes_to_one_value(cube):
+    """Player 0 doubles and player 1 takes, then one roll: a game stopped there is scored as the luck judged
+    the roll (the same cubeful value at the cube of 2, turned to player 0), so variance reduction leaves every
+    game the same number, in money and match play alike; a game the roll ends scores its points."""
+    from gammon.engine.cube.state import Cube
+    from gammon.engine.search.analysis import cube_actions_at
+
+    evaluator = WithBearoff(PipEvaluator())
+    board = np.zeros(26, dtype=np.int8)
+    board[[5, 6]] = 1
+    board[[19, 21]] = -1  # the opponent's 6- and 4-points
+    doubles, answer, _ = cube_actions_at(evaluator, board[None], [Cube(**cube)], 0)
+    assert doubles[0] and answer[0] == 1  # double, take
+    reduced = cubeful_rollout(evaluator, board, Cube(**cube), games=72, seed=1, reduce_variance=True, truncate=1)
+    assert reduced.doubles == 72 and 0 < reduced.truncated < 72 and reduced.std_error < 1e-12
+    plain = cubeful_rollout(evaluator, board, Cube(**cube), games=72, seed=1, truncate=1)
+    assert plain.truncated == reduced.truncated and plain.std_error > 0.05
+    assert plain.equity == pytest.approx(reduced.equity, abs=4 * plain.std_error)
 
 
 def test_variance_reduced_games_take_every_pair_of_first_two_rolls_once_in_1296(monkeypatch):

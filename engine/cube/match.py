@@ -164,7 +164,7 @@ def match_play_values(probs: np.ndarray, boards: np.ndarray, score: Cube, varian
     x = cube_efficiency(variant.geometry.flip(boards), geometry=variant.geometry)
     mine = 1.0 - cubeful_mwc(swap_sides(probs), score.swapped(), x)
     won = result_points(boards, variant.checkers, variant.backgammons)
-    finished = np.array([score.after(int(w) * score.value) for w in won])
+    finished = np.array([score.after(points * score.value) for points in range(4)])[won]  # 0 (unused) to 3 points
     return to_emg(np.where(won > 0, finished, mine), score)
 
 

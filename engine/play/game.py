@@ -34,6 +34,9 @@ from gammon.engine.rules.outcomes import result_points
 from gammon.engine.rules.variants import variant_named
 from gammon.engine.search.evaluator import Policy
 
+# (slots, movers, boards, dice, cubes): a batch of rolls about to be played (:func:`play`'s ``before_move``)
+BeforeMove = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Cube]], None]
+
 MAX_CUBE = 2**50
 ANSWER_EVENTS = {PASS: "pass", TAKE: "take", BEAVER: "beaver"}  # a GameEvent's kind for each answer to a double
 
@@ -132,6 +135,8 @@ class GameResults:
     boards: np.ndarray | None = None  # (n, 26) last positions, seen from the player on roll
     on_roll: np.ndarray | None = None  # (n,) who is on roll in ``boards``
     first_move: np.ndarray | None = None  # (n,) the next move in ``boards`` is a game's first (opening roll)
+    cube: np.ndarray | None = None  # (n,) the cube's value in ``boards``
+    owner: np.ndarray | None = None  # (n,) who owns it there (-1: centered)
 
     @property
     def winner(self) -> np.ndarray:
@@ -154,7 +159,7 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
          opening: np.ndarray | None = None, record: bool = False, stop_after: int | None = None,
          until_games: int | None = None,
          progress: Callable[[int], None] | None = None, watch: Callable[[GameEvent], None] | None = None,
-         max_turns: int = 100_000) -> GameResults:
+         before_move: BeforeMove | None = None, max_turns: int = 100_000) -> GameResults:
     """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``.
 
     The one game loop: games, rollouts and matches all come here. A player
@@ -195,11 +200,14 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
     ``accepts_resignation(boards, cubes, offered)`` (boards and cubes as the resigner sees
     them) decides. ``watch(event)`` hears of
     every :class:`GameEvent` (games starting, moves, cube actions, resignations, results).
+    ``before_move(slots, movers, boards, dice, cubes)`` hears of every batch of rolls before they are
+    played: the slots, who moves in each, the boards he moves from, the dice and the cube as he sees
+    it (cubeful rollouts take each roll's luck out of their games there).
     """
     if (record or until_games) and not rules.money:
         raise GammonError("recorded games and endless slots are money games")
     rng = np.random.default_rng(seed)
-    table = _Table(players, n, rng, rules, progress, watch, until_games)
+    table = _Table(players, n, rng, rules, progress, watch, until_games, before_move)
     if start is not None:
         table.set_up(start, start_cube, first_dice, opening)
     if record:
@@ -232,8 +240,10 @@ class _Table:
     """Every slot of :func:`play` as the loop keeps it: the game's parallel arrays, one row per slot, and
     the steps of a turn (the cube, resignations, the move, the end of a game)."""
 
-    def __init__(self, players, n: int, rng: np.random.Generator, rules: Rules, progress, watch, until_games):
+    def __init__(self, players, n: int, rng: np.random.Generator, rules: Rules, progress, watch, until_games,
+                 before_move=None):
         self.players, self.rules, self.progress, self.watch = players, rules, progress, watch
+        self.before_move = before_move
         self.until_games = until_games
         self.variant = variant_named(rules.variant)
         self.start_board = self.variant.starting_board()
@@ -287,12 +297,13 @@ class _Table:
         self.crawford_done[:] = cube.crawford or 1 in cube.away  # a player 1-away, no Crawford game: it was played
         self.single_game = True
 
-    def cubes(self, slots: np.ndarray, side: int) -> list[Cube]:
-        """The cube of each slot in ``slots`` as ``side`` sees it."""
+    def cubes(self, slots: np.ndarray, side: int | np.ndarray) -> list[Cube]:
+        """The cube of each slot in ``slots`` as ``side`` (one player for all, or one for each slot) sees it."""
         rules = self.rules
         jacoby, beavers = rules.jacoby and rules.money, rules.beavers and rules.money
-        return [Cube.seen_by(side, self.cube[s], self.owner[s], rules.match_length, self.scores[s], self.crawford[s],
-                             jacoby=jacoby, beavers=beavers) for s in slots]
+        return [Cube.seen_by(int(who), self.cube[s], self.owner[s], rules.match_length, self.scores[s],
+                             self.crawford[s], jacoby=jacoby, beavers=beavers)
+                for s, who in zip(slots, np.broadcast_to(side, len(slots)))]
 
     def announce(self, slots: np.ndarray) -> None:
         if self.watch is not None:
@@ -430,6 +441,8 @@ class _Table:
         movers = self.player[mine]
         roll = np.where(self.preset[mine, None], self.dice[mine], fresh[mine])
         before = self.boards[mine]
+        if self.before_move is not None:
+            self.before_move(mine, movers, before, roll, self.cubes(mine, movers))
         afterstates = generate(before, roll, check=False, variant=variant, wild_filter=player.wild_filter)
         choice = np.asarray(player.policy(afterstates), dtype=np.int64)
         _check_choice(choice, afterstates)
@@ -463,9 +476,10 @@ class _Table:
     def results(self) -> GameResults:
         if self.rules.money:
             return GameResults(self.points, self.turns, self.games, self.cube_turns, self.passes, None, self.records,
-                               self.boards, self.player, self.first_move)
+                               self.boards, self.player, self.first_move, self.cube, self.owner)
         return GameResults(self.scores[:, 0] - self.scores[:, 1], self.turns, self.games, self.cube_turns,
-                           self.passes, self.scores, None, self.boards, self.player, self.first_move)
+                           self.passes, self.scores, None, self.boards, self.player, self.first_move, self.cube,
+                           self.owner)
 
 
 def _check_choice(choice: np.ndarray, afterstates: Afterstates) -> None:

@@ -25,17 +25,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gammon.engine.cube.decisions import no_double_reason
+from gammon.engine.cube.decisions import cubeful_as_is, no_double_reason
 from gammon.engine.cube.match import to_emg
+from gammon.engine.cube.money import cube_efficiency
 from gammon.engine.cube.state import Cube, verdict
 from gammon.engine.errors import GammonError
-from gammon.engine.play.game import Rules, play, play_games
+from gammon.engine.play.game import BeforeMove, Rules, play, play_games
 from gammon.engine.play.players import EvaluatorPlayer
 from gammon.engine.play.stats import interval95, mean_and_error
 from gammon.engine.rules.dice import ORDERED_ROLLS, ROLL_WEIGHTS, roll_index
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import cubeless_equity, outcome_probs, result_points, swap_sides
-from gammon.engine.search.analysis import best_play_of_every_roll, ply_policy, position_probs
+from gammon.engine.search.analysis import best_play_of_every_roll, play_values, ply_policy, position_probs
 from gammon.engine.search.evaluator import ProbabilityEvaluator, evaluator_policy
 
 CHUNK = 36 * 16  # games per batched call
@@ -211,11 +212,12 @@ class CubefulRolloutResult:
     doubles: int
     passes: int
     seconds: float
+    truncated: int = 0  # games scored by the evaluator because they hit the truncation
 
     def as_dict(self) -> dict:
         return {"games": self.games, "cubeful_equity": self.equity, "std_error": self.std_error,
                 "ci95": list(self.ci95), "doubles": self.doubles, "passes": self.passes, "seconds": self.seconds,
-                "games_per_s": self.games / max(self.seconds, 1e-9)}
+                "truncated": self.truncated, "games_per_s": self.games / max(self.seconds, 1e-9)}
 
 
 def cubeful_rollout(
@@ -227,27 +229,33 @@ def cubeful_rollout(
     progress: Callable[[int], None] | None = None,
     store=None,
     cube_plies: int = 0,
+    reduce_variance: bool = False,
+    truncate: int | None = None,
 ) -> CubefulRolloutResult:
     """Rollout with the cube: both sides double, take and pass by the evaluator at 0-ply (Janowski's model
     for money, the match equity table at a match score).
 
     ``cube`` is the cube as the player on roll sees it (with its Jacoby and beaver rules in money
-    play, or the match score). Games are played to the end; the first roll is stratified as in
-    :func:`rollout`. The equity is per unit of the cube: money points, or EMG in a match.
+    play, or the match score). Games are played to the end, or ``truncate`` turns (:func:`_stopped_values`);
+    the first roll is stratified as in :func:`rollout`. The equity is per unit of the cube: money points, or
+    EMG in a match.
     ``store`` keeps finished chunks of games for a killed run to resume from (:func:`rollout`). ``cube_plies``:
     the players' cube decisions by the search that deep (gnubg's rollout setting of the cube's own ply).
+    ``reduce_variance`` takes each roll's luck out of its game (:func:`_luck_of_rolls`).
     """
     started = time.perf_counter()
-    equity, doubles, passes = _cubeful_games(evaluator, board, cube, games, seed, progress, store=store,
-                                             cube_plies=cube_plies)
+    equity, doubles, passes, truncated = _cubeful_games(
+        evaluator, board, cube, games, seed, progress, store=store, cube_plies=cube_plies,
+        reduce_variance=reduce_variance, truncate=truncate)
     mean, std_error = mean_and_error(equity)
     return CubefulRolloutResult(games, mean, std_error, interval95(mean, std_error), doubles, passes,
-                                time.perf_counter() - started)
+                                time.perf_counter() - started, truncated)
 
 
-def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress,
-                   per: Cube | None = None, store=None, cube_plies: int = 0) -> tuple[np.ndarray, int, int]:
-    """``(equity, doubles, passes)``: each game's result for the player on roll of ``board``, who holds
+def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress, per: Cube | None = None,
+                   store=None, cube_plies: int = 0, reduce_variance: bool = False, truncate: int | None = None,
+                   doubles_first: bool = True) -> tuple[np.ndarray, int, int, int]:
+    """``(equity, doubles, passes, truncated)``: each game's result for the player on roll of ``board``, who holds
     ``cube`` as he sees it, both sides playing and doubling by the evaluator (:func:`cubeful_rollout`):
     money points per unit of ``per`` (``cube`` by default), or in a match his match winning chance
     after the game as EMG of ``per``.
@@ -255,39 +263,115 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
     The game loop draws the same dice for a slot whatever its game does, so game ``i`` has the
     same dice from the same seed whatever the cube: two cube actions are compared game by game.
     ``store`` keeps finished chunks, as in :func:`rollout_games`; ``cube_plies``: how deep the players search
-    their cube decisions (checker plays stay 0-ply)."""
+    their cube decisions (checker plays stay 0-ply); ``reduce_variance``: each game less the luck of its rolls
+    (:func:`_luck_of_rolls`); ``truncate``: games stop after that many turns, scored by the evaluator
+    (:func:`_stopped_values`), and ``truncated`` counts them. ``doubles_first`` False: the player on roll has
+    chosen not to double, so his first roll comes without a cube decision (a cube rollout's no double)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     per = per or cube
     if cube_plies not in (0, 1, 2):
         raise GammonError(f"the cube decisions inside a rollout are searched 0, 1 or 2 plies deep; got {cube_plies}")
+    if truncate is not None and truncate < 1:
+        raise GammonError(f"a truncated rollout plays 1 turn or more; got {truncate}")
     player = EvaluatorPlayer(evaluator, cube_plies=cube_plies, screened=True)
     variant = evaluator.variant.name
     rules = (Rules(variant=variant, jacoby=cube.jacoby, beavers=cube.beavers) if cube.money
              else Rules(variant=variant, match_length=max(cube.away)))
     before = (0, 0) if cube.money else (rules.match_length - cube.my_away, rules.match_length - cube.opp_away)
-    equity, doubles, passes = [], 0, 0
+    equity, doubles, passes, truncated = [], 0, 0, 0
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
         if store is not None and first in store.done:
-            saved, cube_turns, passed = store.done[first]
+            saved, cube_turns, passed, *stopped = store.done[first]  # stores from before truncation: no count
+            stopped = stopped[0] if stopped else 0
             equity.append(np.array(saved, dtype=np.float64))
         else:
+            luck = np.zeros(n)
             result = play((player, player), n, seed=seed * 1_000_003 + first, rules=rules, start=board,
-                          start_cube=cube, first_dice=ORDERED_ROLLS[(first + np.arange(n)) % 36])
+                          start_cube=cube, first_dice=ORDERED_ROLLS[(first + np.arange(n)) % 36],
+                          opening=None if doubles_first else np.ones(n, dtype=bool),  # no cube before that roll
+                          before_move=_luck_of_rolls(evaluator, per, luck) if reduce_variance else None,
+                          stop_after=truncate)
             if cube.money:
-                equity.append(np.asarray(result.points, dtype=np.float64) / per.value)
+                values = np.asarray(result.points, dtype=np.float64) / per.value
             else:  # the points won in the game, by the score it left, and what they make of the match
                 points = (result.scores[:, 0] - before[0]) - (result.scores[:, 1] - before[1])
                 outcomes, which = np.unique(points, return_inverse=True)  # a few: the cube times 1, 2 or 3
-                equity.append(to_emg(np.array([cube.after(int(p)) for p in outcomes])[which], per))
-            cube_turns, passed = int(result.cube_turns), int(result.passes)
+                values = to_emg(np.array([cube.after(int(p)) for p in outcomes])[which], per)
+            unfinished = np.flatnonzero(result.games == 0)
+            values[unfinished] = _stopped_values(evaluator, result, unfinished, rules, cube, per)
+            equity.append(values - luck)
+            cube_turns, passed, stopped = int(result.cube_turns), int(result.passes), len(unfinished)
             if store is not None:
-                store.add(first, [equity[-1].tolist(), cube_turns, passed])
-        doubles, passes = doubles + cube_turns, passes + passed
+                store.add(first, [equity[-1].tolist(), cube_turns, passed, stopped])
+        doubles, passes, truncated = doubles + cube_turns, passes + passed, truncated + stopped
         if progress:
             progress(n)
-    return np.concatenate(equity), doubles, passes
+    return np.concatenate(equity), doubles, passes, truncated
+
+
+def _stopped_values(evaluator, result, slots: np.ndarray, rules: Rules, start: Cube, per: Cube) -> np.ndarray:
+    """What the games of ``result`` the truncation stopped (``slots``) are worth to player 0 per unit of ``per``:
+    the evaluator's cubeful value for the player then on roll, the cube where it stands (Janowski's money
+    equity or the match equity at the score, engine.cube.decisions.cubeful_as_is), turned to player 0's side."""
+    if not len(slots):
+        return np.zeros(0)
+    boards = result.boards[slots]
+    probs = np.asarray(evaluator.probabilities(boards), dtype=np.float64)
+    x = cube_efficiency(boards, geometry=evaluator.variant.geometry)
+    score = (0, 0) if start.money else (rules.match_length - start.my_away, rules.match_length - start.opp_away)
+    values = np.empty(len(slots))
+    for row, slot in enumerate(slots):
+        who = int(result.on_roll[slot])
+        cube = Cube.seen_by(who, int(result.cube[slot]), int(result.owner[slot]), rules.match_length, score,
+                            start.crawford, jacoby=start.jacoby, beavers=start.beavers)
+        values[row] = _for_player0(cubeful_as_is(probs[row], cube, x[row]), who, cube, per)
+    return values
+
+
+def _luck_of_rolls(evaluator, per: Cube, luck: np.ndarray) -> BeforeMove:
+    """A game loop's ``before_move`` (engine.play.game.play) that adds the luck of every roll to ``luck``, one
+    row per slot, for player 0 (on roll at the start, holding ``per``) per unit of ``per``.
+
+    A roll's luck, as in :func:`_reduced_games` but cubeful: what the best 0-ply play of the roll that came is
+    worth to the mover with the cube as it stands (engine.search.analysis.play_values: Janowski's money
+    equity, or the match equity at the score), less the same for each of the 21 rolls weighed by its chance.
+    It averages zero over the dice whatever the evaluator, so a game's result less its luck keeps the mean;
+    the cube decisions are no dice and carry none. Each value is turned to player 0's side and scaled to
+    ``per`` (a cube of 4 counts four times a cube of 1; in a match, by what winning rather than losing the
+    cube is worth at each score).
+    """
+    variant = evaluator.variant
+
+    def judge(slots, movers, boards, dice, cubes):
+        after, best, probs = best_play_of_every_roll(evaluator, boards)
+        rolled = roll_index(dice)
+        groups: dict[Cube, list[int]] = {}
+        for row, cube in enumerate(cubes):
+            groups.setdefault(cube, []).append(row)
+        for cube, rows in groups.items():
+            rows = np.array(rows)
+            plays = best[rows].ravel()
+            values = play_values(variant, after.boards[plays], after.extra_roll[plays], probs[rows].reshape(-1, 5),
+                                 cube).reshape(len(rows), -1)
+            came, average = values[np.arange(len(rows)), rolled[rows]], values @ ROLL_WEIGHTS
+            luck[slots[rows]] += (_for_player0(came, movers[rows], cube, per)
+                                  - _for_player0(average, movers[rows], cube, per))
+
+    return judge
+
+
+def _for_player0(values, movers, cube: Cube, per: Cube) -> np.ndarray:
+    """``values`` per unit of ``cube`` (EMG at a match score) of the players ``movers``, each holding ``cube`` as
+    it says, as player 0's result per unit of ``per``, the cube he held at the start: money points scaled by the
+    two cubes' values; in a match, the match winning chance the values stand for, as player 0's EMG."""
+    mine = np.asarray(movers) == 0
+    if cube.money:
+        return np.where(mine, 1.0, -1.0) * values * (cube.value / per.value)
+    win, lose = cube.after(cube.value), cube.after(-cube.value)
+    chance = (win + lose + np.asarray(values) * (win - lose)) / 2
+    return to_emg(np.where(mine, chance, 1.0 - chance), per)
 
 
 @dataclass(frozen=True)
@@ -310,16 +394,19 @@ class CubeRollout:
 
 
 def cube_rollout(evaluator: ProbabilityEvaluator, board: np.ndarray, cube: Cube, games: int = 1296, seed: int = 0,
-                 progress: Callable[[int], None] | None = None, cube_plies: int = 0) -> CubeRollout:
+                 progress: Callable[[int], None] | None = None, cube_plies: int = 0,
+                 reduce_variance: bool = False, truncate: int | None = None) -> CubeRollout:
     """No double and double/take rolled out for the player on roll (``cube`` as he sees it: money, or a match
     score), the same dice in both; double/pass is 1. The verdict in gnubg's words (engine.cube.state.verdict).
-    ``cube_plies``: the cube decisions inside the games searched that deep (:func:`cubeful_rollout`)."""
+    ``cube_plies``: the cube decisions inside the games searched that deep (:func:`cubeful_rollout`);
+    ``reduce_variance``: each game less the luck of its rolls (:func:`_luck_of_rolls`); ``truncate``: games stop
+    after that many turns, scored by the evaluator (:func:`_stopped_values`)."""
     reason = no_double_reason(cube)
     if reason:
         raise GammonError(f"no cube action to roll out: {reason}")
-    no_double = _cubeful_games(evaluator, board, cube, games, seed, progress, cube_plies=cube_plies)[0]
-    double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress, per=cube,
-                                 cube_plies=cube_plies)[0]
+    settings = {"cube_plies": cube_plies, "reduce_variance": reduce_variance, "truncate": truncate}
+    no_double = _cubeful_games(evaluator, board, cube, games, seed, progress, doubles_first=False, **settings)[0]
+    double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress, per=cube, **settings)[0]
     (nd, nd_error), (dt, dt_error) = mean_and_error(no_double), mean_and_error(double_take)
     action, response, words = verdict(nd, dt, 1.0, cube)
     return CubeRollout(games, nd, interval95(nd, nd_error), dt, interval95(dt, dt_error),

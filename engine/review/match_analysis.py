@@ -39,6 +39,7 @@ import numpy as np
 from gammon.engine.cube.match import can_double, match_equity_of_probs
 from gammon.engine.cube.state import Cube, best_cube_words
 from gammon.engine.play.luck import roll_luck
+from gammon.engine.play.rollout import cube_rollout
 from gammon.engine.records.matchlog import MatchLog
 from gammon.engine.review.advice import Level, rolled_out
 from gammon.engine.review.file_analysis import agreement, verdict_report
@@ -119,15 +120,15 @@ class MatchAnalysis:
     rolling_out: RollingOut | None = None
 
     @property
-    def rolled_out_plays(self) -> int:
-        """How many checker plays the rollout level judged."""
+    def rolled_out_decisions(self) -> int:
+        """How many decisions the rollout level judged (checker plays and cube decisions)."""
         return sum("rolled_out" in j.equity for j in self.judged)
 
     def as_dict(self) -> dict:
         level = self.rolling_out
         return {"players": [asdict(p) for p in self.players], "plies": self.plies,
                 "rollout_level": None if level is None else {"level": level.level.name, "margin": level.margin,
-                                                             "rolled_out": self.rolled_out_plays},
+                                                             "rolled_out": self.rolled_out_decisions},
                 "match_length": self.log.length,
                 "games": len(self.log.games), "final_score": list(self.log.final_score),
                 "graph": [{"game": g, "value": round(v, 4)} for g, v in self.graph],
@@ -137,9 +138,11 @@ class MatchAnalysis:
 
 @dataclass(frozen=True)
 class RollingOut:
-    """Which checker plays a rollout level (engine.review.advice.LEVELS) judges again after the search: the
-    close ones, where the played move lies within ``margin`` of the best, or the best was played and the
-    next lies within it. Its candidates are the level's best few by the search and the played move."""
+    """Which decisions a rollout level (engine.review.advice.LEVELS) judges again after the search: the close
+    ones. A checker play where the played move lies within ``margin`` of the best, or the best was played and
+    the next lies within it: its candidates are the level's best few by the search and the played move. A
+    cube decision where doubling and not doubling lie within ``margin`` of each other, or an answer where
+    taking and passing do: no double and double/take are rolled out (engine.play.rollout.cube_rollout)."""
 
     level: Level
     margin: float = ERROR
@@ -165,9 +168,34 @@ class ClosePlay:
         return f"decision {self.number}"
 
 
-def roll_close_play(evaluator, close: ClosePlay) -> np.ndarray:
-    """Each candidate's value (engine.review.advice.rolled_out): the level's games, variance-reduced, truncated."""
+@dataclass(frozen=True)
+class CloseCube:
+    """A close cube decision to roll out, all a worker needs: decision ``number`` of the match (its key, and
+    its rollout's dice seed), the doubler's board and cube. A double and its answer share one."""
+
+    number: int
+    board: tuple[int, ...]
+    cube: Cube
+    level: Level
+
+    @property
+    def key(self) -> int:
+        return self.number
+
+    @property
+    def where(self) -> str:
+        return f"decision {self.number}"
+
+
+def roll_close(evaluator, close: ClosePlay | CloseCube) -> np.ndarray:
+    """What the runners of analyze --level run, at the level's games, variance-reduced and truncated, the dice
+    following the decision's number: a close play's candidates' values (engine.review.advice.rolled_out), or
+    a close cube decision's no double and double/take per unit of the cube (engine.play.rollout.cube_rollout)."""
     level = close.level
+    if isinstance(close, CloseCube):
+        result = cube_rollout(evaluator, np.array(close.board, dtype=np.int8), close.cube, level.games,
+                              close.number, truncate=level.truncate, reduce_variance=True)
+        return np.array([result.no_double, result.double_take])
     return rolled_out(evaluator, close.cube, np.array(close.boards, dtype=np.int8), np.array(close.again),
                       level.games, close.number, level.truncate, reduce_variance=True)[1]
 
@@ -178,15 +206,16 @@ def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
     """Judge every decision of ``log`` with ``evaluator`` at ``plies``; ``cube`` False skips the cube.
 
     ``progress(k)`` hears of every k decisions judged. ``decisions``: ``replay(log)``, where the caller has it.
-    ``rolling_out``: the close checker plays judged again by a rollout level, once the search has judged
-    them all; ``runner`` plays them (a list of :class:`ClosePlay` in, ``(close play, values)`` pairs out in any
-    order, as training.runners' runners do with :func:`roll_close_play`), in this process by default. Each
-    close play's dice follow its decision's number, so any runner gives the same answers.
+    ``rolling_out``: the close decisions judged again by a rollout level, once the search has judged
+    them all; ``runner`` rolls them out (a list of :class:`ClosePlay` and :class:`CloseCube` in, ``(item,
+    values)`` pairs out in any order, as training.runners' runners do with :func:`roll_close`), in this
+    process by default. Each one's dice follow its decision's number, so any runner gives the same answers.
     """
     decisions = replay(log) if decisions is None else decisions
     moves = [d for d in decisions if d.kind == "move"]
     luck, graph = _luck_and_graph(evaluator, moves)
     judged, close = [], {}  # close: decision number -> (its place in judged, its candidates, the played move)
+    cubes: dict = {}  # (board, cube) -> (the first decision's number, the places in judged of it and its answer)
     for number, d in enumerate(decisions):
         if d.kind == "move":
             ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
@@ -200,16 +229,26 @@ def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
             verdict = _judge_cube(evaluator, d, plies)
             if verdict is not None:
                 judged.append(verdict)
+                if rolling_out is not None and _close_cube(verdict, rolling_out.margin):
+                    cubes.setdefault((d.board.tobytes(), d.cube), (number, []))[1].append(len(judged) - 1)
         if progress:
             progress(1)
-    if close:
-        plays = [ClosePlay(number, tuple(tuple(int(x) for x in m.board) for m in candidates),
-                           tuple(m.rolls_again for m in candidates), decisions[number].cube, rolling_out.level)
+    if close or cubes:
+        level = rolling_out.level
+        items = [ClosePlay(number, tuple(tuple(int(x) for x in m.board) for m in candidates),
+                           tuple(m.rolls_again for m in candidates), decisions[number].cube, level)
                  for number, (_, candidates, _) in close.items()]
-        runner = runner or (lambda items: ((item, roll_close_play(evaluator, item)) for item in items))
-        for play, values in runner(plays):
-            at, candidates, played = close[play.number]
-            judged[at] = _rolled_out_move(judged[at], candidates, played, values, rolling_out.level.name)
+        items += [CloseCube(number, tuple(int(x) for x in decisions[number].board), decisions[number].cube, level)
+                  for number, _ in cubes.values()]
+        places = {number: places for number, places in cubes.values()}
+        runner = runner or (lambda items: ((item, roll_close(evaluator, item)) for item in items))
+        for item, values in runner(items):
+            if isinstance(item, CloseCube):
+                for at in places[item.number]:
+                    judged[at] = _rolled_out_cube(judged[at], *values, level.name)
+                continue
+            at, candidates, played = close[item.number]
+            judged[at] = _rolled_out_move(judged[at], candidates, played, values, level.name)
     return MatchAnalysis(log, plies, judged, [_stats(log.players[p], judged, p) for p in (0, 1)], graph,
                          rolling_out)
 
@@ -252,8 +291,25 @@ def _judge_cube(evaluator, d: Decision, plies: int) -> Judged | None:
     if not doubler_cube.money and not can_double(doubler_cube):
         return None
     verdict = cube_advice(evaluator, d.board, doubler_cube, plies).decision
-    nd, dt, dp = verdict.no_double, verdict.double_take, verdict.double_pass
-    figures = {"no_double": round(nd, 4), "double_take": round(dt, 4), "double_pass": round(dp, 4)}
+    return _cube_judged(d, verdict.no_double, verdict.double_take, verdict.double_pass)
+
+
+def _close_cube(judged: Judged, margin: float) -> bool:
+    """Doubling and not doubling within ``margin`` of each other; for an answer, taking and passing."""
+    nd, dt, dp = (judged.equity[k] for k in ("no_double", "double_take", "double_pass"))
+    return abs(nd - min(dt, dp) if judged.decision.kind == "cube" else dt - dp) < margin
+
+
+def _rolled_out_cube(searched: Judged, no_double: float, double_take: float, level: str) -> Judged:
+    """A close cube decision judged again by its rolled-out no double and double/take (:func:`roll_close`)."""
+    return _cube_judged(searched.decision, no_double, double_take, 1.0, rolled_out=level,
+                        searched_loss=round(searched.loss, 4))
+
+
+def _cube_judged(d: Decision, nd: float, dt: float, dp: float, **more) -> Judged:
+    """A cube decision or an answer judged by the doubler's no double, double/take and double/pass; ``more``
+    goes into its figures."""
+    figures = {"no_double": round(nd, 4), "double_take": round(dt, 4), "double_pass": round(dp, 4), **more}
     if d.kind == "cube":
         best_value = max(nd, min(dt, dp))
         value = min(dt, dp) if d.doubled else nd
