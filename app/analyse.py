@@ -130,6 +130,12 @@ def take_level(args, sets: str, also_given: list[str]) -> None:
     vars(args).update(level_settings(args.level))
 
 
+def search_option(parser) -> None:
+    parser.add_argument("--search", type=parse_search, default=None, metavar="PLY:TURNS",
+                        help="play the first TURNS turns of every game by the PLY-ply search (1 or 2), then 0-ply, "
+                             "plain or --vr (gnubg's rollouts at a deeper setting)")
+
+
 def parse_search(text: str) -> tuple[int, int]:
     """``1:4`` -> (1, 4): the first 4 turns of each rollout game at 1-ply."""
     try:
@@ -334,7 +340,8 @@ def rollout_options_given(args) -> list[str]:
 def cmd_cube(args) -> int:
     from gammon.models.players import load_analyst
 
-    given = rollout_options_given(args) + (["--cube-ply"] if args.cube_ply else [])
+    given = rollout_options_given(args) + [name for name, on in (("--cube-ply", args.cube_ply),
+                                                                 ("--search", args.search)) if on]
     if given and not (args.rollout or args.level):
         raise GammonError(f"{', '.join(given)}: rollout options; add --rollout, or drop them")
     if args.batch and (args.rollout or args.level):
@@ -382,10 +389,11 @@ def cube_rollout_report(args, net, board, state) -> int:
                           f"{', '.join(refused)}")
     with tqdm(total=2 * args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         result = cube_rollout(net, board, cube, args.games, args.seed, bar.update, cube_plies=args.cube_ply,
-                              reduce_variance=args.vr, truncate=args.truncate)
+                              reduce_variance=args.vr, truncate=args.truncate, search=args.search)
     if args.json:
         print(json.dumps({"position": args.position, "situation": describe_state(state), "seed": args.seed,
                           "level": args.level, "truncate": args.truncate, "cube_plies": args.cube_ply,
+                          "search": list(args.search) if args.search else None,
                           "variance_reduced": args.vr, **result.as_dict()}))
         return 0
     print(draw(board, args.variant))
@@ -429,9 +437,9 @@ def cmd_rollout(args) -> int:
                           "run in numpy")
     if args.cubeful and args.truncate_ply:
         raise GammonError("--cubeful games the truncation stops are scored by the net; drop --truncate-ply")
-    if args.search and (args.cubeful or args.device or args.batch):
-        raise GammonError("--search plays a cubeless rollout of one position in numpy; drop --cubeful, --device "
-                          "and --batch, or --search")
+    if args.search and (args.device or args.batch):
+        raise GammonError("--search plays a rollout of one position in numpy; drop --device and --batch, or "
+                          "--search")
     if args.until and (args.cubeful or args.device or args.batch):
         raise GammonError("--until stops a cubeless rollout of one position in numpy; drop --cubeful, --device "
                           "and --batch, or --until")
@@ -457,7 +465,7 @@ def cmd_rollout(args) -> int:
         if args.cubeful:
             result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update,
                                      store=store, cube_plies=args.cube_ply, reduce_variance=args.vr,
-                                     truncate=args.truncate)
+                                     truncate=args.truncate, search=args.search)
         elif args.device:
             result = device_rollout(net, board, args)
             bar.update(result.games)
@@ -566,6 +574,7 @@ def register(sub) -> None:
                                                   for n, v in LEVELS.items()))
             rollout_options(command)
             cube_ply_option(command)
+            search_option(command)
         if name in ("hint", "cube"):
             command.add_argument("--batch", help="JSON Lines of positions (id, gnubgid or position_id [+ dice])")
             command.add_argument("--out", help="where --batch writes its JSON Lines results")
@@ -574,9 +583,7 @@ def register(sub) -> None:
     roll = sub.add_parser("rollout", help="roll a position out (cubeless, or --cubeful), the net playing both sides")
     roll.add_argument("position", nargs="?", help="Position ID, PositionID:MatchID or XGID (player on roll)")
     rollout_options(roll)
-    roll.add_argument("--search", type=parse_search, default=None, metavar="PLY:TURNS",
-                      help="play the first TURNS turns by the PLY-ply search (1 or 2), then 0-ply; cubeless "
-                           "rollouts, plain or --vr (gnubg's rollouts at a deeper setting)")
+    search_option(roll)
     roll.add_argument("--cubeful", action="store_true",
                       help="rollout with the cube: the position's cube, money or its match score")
     cube_ply_option(roll)

@@ -420,6 +420,10 @@ def test_a_cube_level_rolls_out_both_cube_actions_truncated_and_variance_reduced
     assert "a batch line is searched" in capsys.readouterr().err
     assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "2", "--vr", "--games", "36"]) == 0
     assert "truncated at 2 turns (36 games scored by the net), variance-reduced" in capsys.readouterr().out
+    assert main(["cube", "4PPgAyDgc+ABAA", "--rollout", "--games", "36", "--search", "1:1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["search"] == [1, 1]
+    assert main(["cube", "4PPgAyDgc+ABAA", "--search", "1:1"]) == 2
+    assert "--search: rollout options; add --rollout" in capsys.readouterr().err
     assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "2", "--truncate-ply", "1"]) == 2
     assert "scored by the net; drop --truncate-ply" in capsys.readouterr().err
 

@@ -34,13 +34,13 @@ def test_same_seed_same_rollout_and_other_seeds_differ():
 
 def test_the_first_roll_is_stratified_over_the_36_rolls(monkeypatch):
     seen = []
-    real = rollout_module.play_games
+    real = rollout_module.play
 
     def spy(*args, **kwargs):
         seen.append(np.asarray(kwargs["first_dice"]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(rollout_module, "play_games", spy)
+    monkeypatch.setattr(rollout_module, "play", spy)
     rollout(PipEvaluator(), starting_board(), games=108, seed=0)
     first = np.concatenate(seen)
     counts = {tuple(r): int(((first[:, 0] == r[0]) & (first[:, 1] == r[1])).sum()) for r in ORDERED_ROLLS}
@@ -340,6 +340,35 @@ def test_variance_reduction_with_a_search_on_the_first_turns_keeps_the_exact_val
     a = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, reduce_variance=True, search=(1, 2))
     plain = rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, reduce_variance=True)
     assert a.equity != plain.equity
+
+
+def test_cubeful_rollouts_search_their_first_turns_deeper_with_the_same_dice(monkeypatch):
+    """Issue 30: search inside cubeful rollouts. The first turns by the 1-ply search (asked for each player),
+    the luck still judged at 0-ply: with an exact judge in a Crawford bear-off every game still gives the exact
+    match equity; from the opening the same seed's games play other moves and so end otherwise."""
+    import gammon.engine.play.players as players_module
+    from gammon.engine.cube.match import to_emg
+    from gammon.engine.cube.state import Cube
+
+    asked = []
+    real = players_module.ply_policy
+
+    def spy(evaluator, plies):
+        asked.append(plies)
+        return real(evaluator, plies)
+
+    monkeypatch.setattr(players_module, "ply_policy", spy)
+    exact = WithBearoff(PipEvaluator())
+    score = Cube(1, "centered", (1, 3), crawford=True)
+    win = float(np.asarray(exact.probabilities(_small_bearoff()[None]))[0, 0])
+    truth = float(to_emg(win * score.after(1) + (1 - win) * score.after(-1), score))
+    result = cubeful_rollout(exact, _small_bearoff(), score, games=36, seed=1, reduce_variance=True, search=(1, 2))
+    assert asked == [1] and result.equity == pytest.approx(truth, abs=1e-9) and result.std_error < 1e-9
+    searched = cubeful_rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3, search=(1, 2))
+    plain = cubeful_rollout(PipEvaluator(), starting_board(), games=36, seed=3, truncate=3)
+    assert searched.equity != plain.equity and searched.truncated > 0
+    with pytest.raises(GammonError, match="1- or 2-ply"):
+        cubeful_rollout(PipEvaluator(), starting_board(), games=36, search=(3, 1))
 
 
 def test_variance_reduction_is_refused_where_a_roll_has_thousands_of_plays():

@@ -436,7 +436,15 @@ class _Table:
         return mine
 
     def move(self, side: int, mine: np.ndarray, fresh: np.ndarray, stop_after: int | None) -> None:
-        """``side`` rolls (or plays the roll set for it) and moves in the games ``mine``; finished games end."""
+        """``side`` rolls (or plays the roll set for it) and moves in the games ``mine``; finished games end. A
+        player's ``first_policy`` plays its first ``first_turns`` turns of each slot, its ``policy`` the rest."""
+        player = self.players[side]
+        early = self.turns[mine] < player.first_turns
+        for slots, policy in ((mine[early], player.first_policy), (mine[~early], player.policy)):
+            if len(slots):
+                self._move(side, slots, fresh, stop_after, policy)
+
+    def _move(self, side: int, mine: np.ndarray, fresh: np.ndarray, stop_after: int | None, policy) -> None:
         player, variant = self.players[side], self.variant
         movers = self.player[mine]
         roll = np.where(self.preset[mine, None], self.dice[mine], fresh[mine])
@@ -444,7 +452,7 @@ class _Table:
         if self.before_move is not None:
             self.before_move(mine, movers, before, roll, self.cubes(mine, movers))
         afterstates = generate(before, roll, check=False, variant=variant, wild_filter=player.wild_filter)
-        choice = np.asarray(player.policy(afterstates), dtype=np.int64)
+        choice = np.asarray(policy(afterstates), dtype=np.int64)
         _check_choice(choice, afterstates)
         after = afterstates.boards[choice]
         if player.learning:

@@ -32,11 +32,15 @@ class Player(Protocol):
     when ``doubling`` (such a player also answers doubles), ``resigns`` after each roll when
     ``resigning``, and shows ``learn(before, after)`` each move made when ``learning`` (the TD
     trainer learns there). ``wild_filter`` (:data:`engine.rules.movegen.WildFilter`) prunes the
-    plays of its wild rolls. Boards are seen from the player asked, but for ``answers`` and the
-    resignation's judge, who see the opponent's (doubler's, resigner's) side.
+    plays of its wild rolls. ``first_policy`` plays the player's first ``first_turns`` turns of each
+    game slot instead of ``policy`` (a rollout's deeper search on its first turns). Boards are seen from the
+    player asked, but for ``answers`` and the resignation's judge, who see the opponent's (doubler's,
+    resigner's) side.
     """
 
     policy: Policy
+    first_policy: Policy | None = None
+    first_turns: int = 0
     wild_filter: WildFilter | None = None
     doubling: bool = False
     resigning: bool = False
@@ -69,13 +73,15 @@ class Player(Protocol):
 class Cubeless(Player):
     """A player who never doubles: a move policy alone (the cube stays out of its games)."""
 
-    def __init__(self, policy: Policy):
+    def __init__(self, policy: Policy, first_policy: Policy | None = None, first_turns: int = 0):
         self.policy = policy
         self.wild_filter = getattr(policy, "wild_filter", None)  # its bot's pruning of a wild roll's plays
+        self.first_policy, self.first_turns = first_policy, first_turns
 
 
 class EvaluatorPlayer(Player):
-    """A cube-aware player from an evaluator: moves at ``move_plies``; the cube at ``cube_plies``
+    """A cube-aware player from an evaluator: moves at ``move_plies`` (its first turns of each game slot by the
+    search ``search = (plies, turns)``); the cube at ``cube_plies``
     by Janowski's model in money play, or with the match equity table (engine/cube/match.py) in matches.
 
     Evaluators without probabilities (pubeval, heuristic, random) never double and
@@ -84,7 +90,8 @@ class EvaluatorPlayer(Player):
 
     doubling = True  # asked before every roll with access, also when it never doubles: it answers doubles
 
-    def __init__(self, evaluator, cube_plies: int = 0, move_plies: int = 0, screened: bool = False):
+    def __init__(self, evaluator, cube_plies: int = 0, move_plies: int = 0, screened: bool = False,
+                 search: tuple[int, int] | None = None):
         self.evaluator = evaluator
         self.name = getattr(evaluator, "name", "player")
         self.has_probabilities = hasattr(evaluator, "probabilities")
@@ -94,6 +101,8 @@ class EvaluatorPlayer(Player):
         self.policy = ply_policy(evaluator, move_plies) if move_plies else evaluator_policy(evaluator, screened)
         self.wild_filter = getattr(self.policy, "wild_filter", None)
         self.cube_plies = cube_plies
+        if search:  # (plies, turns): the first turns played by the search that deep
+            self.first_policy, self.first_turns = ply_policy(evaluator, search[0]), search[1]
 
     def doubles(self, boards: np.ndarray, cubes: list[Cube]) -> np.ndarray:
         if not self.has_probabilities:

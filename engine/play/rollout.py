@@ -1,6 +1,6 @@
 """Cubeless rollouts: play a position out many times, the evaluator moving for both sides.
 
-Games run batched through :func:`engine.play.game.play_games`, in chunks so a caller can show
+Games run batched through :func:`engine.play.game.play`, in chunks so a caller can show
 progress, each move the evaluator's 0-ply choice among the plays its screen (a pruning net,
 engine/search/evaluator.py) ranks best, as gnubg's rollouts play, by the rules of the
 evaluator's ``variant`` (its moves, its scoring). Variance reduction: the first roll is
@@ -31,7 +31,7 @@ from gammon.engine.cube.money import cube_efficiency
 from gammon.engine.cube.state import Cube, verdict
 from gammon.engine.errors import GammonError
 from gammon.engine.play.game import BeforeMove, Rules, play, play_games
-from gammon.engine.play.players import EvaluatorPlayer
+from gammon.engine.play.players import Cubeless, EvaluatorPlayer
 from gammon.engine.play.stats import interval95, mean_and_error
 from gammon.engine.rules.dice import ORDERED_ROLLS, ROLL_WEIGHTS, roll_index
 from gammon.engine.rules.movegen import generate
@@ -110,16 +110,10 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
     less (see :func:`rollout`)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
-    if truncate is not None and truncate < 1:
-        raise GammonError(f"a rollout truncates after 1 turn or more; got {truncate}")
+    _check_settings(evaluator, truncate, search, reduce_variance)
     if truncate_plies not in (0, 1, 2) or (truncate_plies and truncate is None):
         raise GammonError(f"a truncated rollout scores its games 0, 1 or 2 plies deep; got {truncate_plies}"
                           + ("" if truncate else " without truncation"))
-    if search and not (search[0] in (1, 2) and search[1] >= 1):
-        raise GammonError(f"a search inside the rollout is 1- or 2-ply for 1 turn or more; got {search}")
-    if reduce_variance and evaluator.variant.wild_roll is not None:
-        raise GammonError(f"variance reduction judges every play of all 21 rolls, and a {evaluator.variant.name} "
-                          "1-2 has thousands: not in this variant")
     per_game, truncated = [], 0
     chunk = CHUNK if until is None else STOP_CHECK
     for first in range(0, games, chunk):
@@ -231,6 +225,7 @@ def cubeful_rollout(
     cube_plies: int = 0,
     reduce_variance: bool = False,
     truncate: int | None = None,
+    search: tuple[int, int] | None = None,
 ) -> CubefulRolloutResult:
     """Rollout with the cube: both sides double, take and pass by the evaluator at 0-ply (Janowski's model
     for money, the match equity table at a match score).
@@ -241,19 +236,32 @@ def cubeful_rollout(
     EMG in a match.
     ``store`` keeps finished chunks of games for a killed run to resume from (:func:`rollout`). ``cube_plies``:
     the players' cube decisions by the search that deep (gnubg's rollout setting of the cube's own ply).
-    ``reduce_variance`` takes each roll's luck out of its game (:func:`_luck_of_rolls`).
+    ``reduce_variance`` takes each roll's luck out of its game (:func:`_luck_of_rolls`); ``search`` (plies,
+    turns) plays the first turns of every game by the search that deep (the luck still judged at 0-ply).
     """
     started = time.perf_counter()
     equity, doubles, passes, truncated = _cubeful_games(
         evaluator, board, cube, games, seed, progress, store=store, cube_plies=cube_plies,
-        reduce_variance=reduce_variance, truncate=truncate)
+        reduce_variance=reduce_variance, truncate=truncate, search=search)
     mean, std_error = mean_and_error(equity)
     return CubefulRolloutResult(games, mean, std_error, interval95(mean, std_error), doubles, passes,
                                 time.perf_counter() - started, truncated)
 
 
+def _check_settings(evaluator, truncate: int | None, search: tuple[int, int] | None, reduce_variance: bool) -> None:
+    """A rollout's settings, checked alike for cubeless and cubeful ones."""
+    if truncate is not None and truncate < 1:
+        raise GammonError(f"a rollout truncates after 1 turn or more; got {truncate}")
+    if search and not (search[0] in (1, 2) and search[1] >= 1):
+        raise GammonError(f"a search inside the rollout is 1- or 2-ply for 1 turn or more; got {search}")
+    if reduce_variance and evaluator.variant.wild_roll is not None:
+        raise GammonError(f"variance reduction judges every play of all 21 rolls, and a {evaluator.variant.name} "
+                          "1-2 has thousands: not in this variant")
+
+
 def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress, per: Cube | None = None,
                    store=None, cube_plies: int = 0, reduce_variance: bool = False, truncate: int | None = None,
+                   search: tuple[int, int] | None = None,
                    doubles_first: bool = True) -> tuple[np.ndarray, int, int, int]:
     """``(equity, doubles, passes, truncated)``: each game's result for the player on roll of ``board``, who holds
     ``cube`` as he sees it, both sides playing and doubling by the evaluator (:func:`cubeful_rollout`):
@@ -265,16 +273,16 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
     ``store`` keeps finished chunks, as in :func:`rollout_games`; ``cube_plies``: how deep the players search
     their cube decisions (checker plays stay 0-ply); ``reduce_variance``: each game less the luck of its rolls
     (:func:`_luck_of_rolls`); ``truncate``: games stop after that many turns, scored by the evaluator
-    (:func:`_stopped_values`), and ``truncated`` counts them. ``doubles_first`` False: the player on roll has
+    (:func:`_stopped_values`), and ``truncated`` counts them; ``search`` (plies, turns): each player's first
+    turns of a game by the search that deep, the rest at 0-ply. ``doubles_first`` False: the player on roll has
     chosen not to double, so his first roll comes without a cube decision (a cube rollout's no double)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     per = per or cube
     if cube_plies not in (0, 1, 2):
         raise GammonError(f"the cube decisions inside a rollout are searched 0, 1 or 2 plies deep; got {cube_plies}")
-    if truncate is not None and truncate < 1:
-        raise GammonError(f"a truncated rollout plays 1 turn or more; got {truncate}")
-    player = EvaluatorPlayer(evaluator, cube_plies=cube_plies, screened=True)
+    _check_settings(evaluator, truncate, search, reduce_variance)
+    player = EvaluatorPlayer(evaluator, cube_plies=cube_plies, screened=True, search=search)
     variant = evaluator.variant.name
     rules = (Rules(variant=variant, jacoby=cube.jacoby, beavers=cube.beavers) if cube.money
              else Rules(variant=variant, match_length=max(cube.away)))
@@ -395,16 +403,18 @@ class CubeRollout:
 
 def cube_rollout(evaluator: ProbabilityEvaluator, board: np.ndarray, cube: Cube, games: int = 1296, seed: int = 0,
                  progress: Callable[[int], None] | None = None, cube_plies: int = 0,
-                 reduce_variance: bool = False, truncate: int | None = None) -> CubeRollout:
+                 reduce_variance: bool = False, truncate: int | None = None,
+                 search: tuple[int, int] | None = None) -> CubeRollout:
     """No double and double/take rolled out for the player on roll (``cube`` as he sees it: money, or a match
     score), the same dice in both; double/pass is 1. The verdict in gnubg's words (engine.cube.state.verdict).
     ``cube_plies``: the cube decisions inside the games searched that deep (:func:`cubeful_rollout`);
     ``reduce_variance``: each game less the luck of its rolls (:func:`_luck_of_rolls`); ``truncate``: games stop
-    after that many turns, scored by the evaluator (:func:`_stopped_values`)."""
+    after that many turns, scored by the evaluator (:func:`_stopped_values`); ``search``: the first turns by a
+    deeper search (:func:`cubeful_rollout`)."""
     reason = no_double_reason(cube)
     if reason:
         raise GammonError(f"no cube action to roll out: {reason}")
-    settings = {"cube_plies": cube_plies, "reduce_variance": reduce_variance, "truncate": truncate}
+    settings = {"cube_plies": cube_plies, "reduce_variance": reduce_variance, "truncate": truncate, "search": search}
     no_double = _cubeful_games(evaluator, board, cube, games, seed, progress, doubles_first=False, **settings)[0]
     double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress, per=cube, **settings)[0]
     (nd, nd_error), (dt, dt_error) = mean_and_error(no_double), mean_and_error(double_take)
@@ -474,28 +484,19 @@ def _played_games(evaluator, board, first_dice, seed, truncate, search=None,
     """(n, 5) results of games from ``board`` played by the evaluator's 0-ply choices, seen by its player on
     roll (games the truncation stopped scored by the evaluator), and how many were stopped. ``search``
     (plies, turns): the first ``turns`` turns are played by the search at ``plies`` instead (each play
-    judged over the opponent's replies, engine.search.analysis.ply_policy), the rest at 0-ply."""
-    variant = evaluator.variant.name
-    boards, swapped, starts = np.asarray(board), np.zeros(len(first_dice), dtype=bool), first_dice
-    probs, live = np.zeros((len(first_dice), 5)), np.arange(len(first_dice))
-    phases = [(ply_policy(evaluator, search[0]), search[1]), (evaluator_policy(evaluator, screened=True), None)] \
-        if search else [(evaluator_policy(evaluator, screened=True), None)]
-    for number, (policy, turns) in enumerate(phases):
-        left = turns if truncate is None else truncate if turns is None else min(turns, truncate)
-        result = play_games((policy, policy), len(live), seed=seed + number, variant=variant, start=boards,
-                            first_dice=starts, stop_after=left)
-        over = result.points != 0
-        probs[live[over]] = _seen_by(outcome_probs(result.points[over]), swapped[live[over]])
-        live, boards = live[~over], result.boards[~over]
-        swapped[live] ^= result.on_roll[~over] == 1
-        starts = None
-        if truncate is not None:
-            truncate -= left
-        if not len(live) or truncate == 0:
-            break
-    if len(live):
-        probs[live] = _seen_by(_truncation_estimate(evaluator, boards, truncate_plies), swapped[live])
-    return probs, len(live)
+    judged over the opponent's replies, engine.search.analysis.ply_policy), the rest at 0-ply; the dice are
+    the same either way."""
+    player = Cubeless(evaluator_policy(evaluator, screened=True),
+                      *((ply_policy(evaluator, search[0]), search[1]) if search else ()))
+    result = play((player, player), len(first_dice), seed=seed, rules=Rules(variant=evaluator.variant.name),
+                  start=board, first_dice=first_dice, stop_after=truncate)
+    over = result.points != 0  # money points won by player 0, the rolled-out board's player on roll
+    probs = np.zeros((len(first_dice), 5))
+    probs[over] = outcome_probs(result.points[over])
+    if (~over).any():
+        probs[~over] = _seen_by(_truncation_estimate(evaluator, result.boards[~over], truncate_plies),
+                                result.on_roll[~over] == 1)
+    return probs, int((~over).sum())
 
 
 def _truncation_estimate(evaluator, boards: np.ndarray, plies: int) -> np.ndarray:
