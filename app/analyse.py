@@ -382,7 +382,7 @@ def cube_rollout_report(args, net, board, state) -> int:
     match score)."""
     cube = Cube.from_state(state)
     if args.level:
-        take_level(args, "the games and truncation", [])
+        take_level(args, "the games, truncation and variance reduction", [])
     refused = [name for name, given in (("--truncate-ply", args.truncate_ply), ("--until", args.until)) if given]
     if refused:
         raise GammonError(f"cube --rollout scores the games --truncate stops by the net, and plays --games; drop "
@@ -505,7 +505,7 @@ def rollout_options(parser) -> None:
                         help="with --truncate: score the games it stops by the search this deep (default 0: the net)")
     parser.add_argument("--vr", action="store_true",
                         help="variance reduction: take each roll's luck, judged by the net, out of every game, "
-                             "cubeless or cubeful (about 20 times the time a game, for an interval 5-7 times "
+                             "cubeless or cubeful (10 to 33 times the time a game, for an interval 5-9 times "
                              "narrower)")
     parser.add_argument("--seed", type=at_least(0), default=0,
                         help="dice seed: the same seed, the same games (default 0)")

@@ -173,14 +173,14 @@ def roll_close_by(model: str, met: str, close: ClosePlay | CloseCube) -> np.ndar
 
 
 def counting(runner, name: str, quiet: bool):
-    """``runner`` with a progress bar of its own over the close plays it rolls out."""
+    """``runner`` with a progress bar of its own over the close decisions it rolls out."""
 
-    def run(plays):
-        with tqdm(total=len(plays), unit="play", desc=f"{name}: rolling out", leave=False,
+    def run(items):
+        with tqdm(total=len(items), unit="decision", desc=f"{name}: rolling out", leave=False,
                   disable=quiet or not sys.stderr.isatty()) as bar:
-            for play, values in runner(plays):
+            for item, values in runner(items):
                 bar.update(1)
-                yield play, values
+                yield item, values
 
     return run
 

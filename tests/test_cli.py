@@ -415,7 +415,8 @@ def test_a_cube_level_rolls_out_both_cube_actions_truncated_and_variance_reduced
     low, high = report["take_less_no_double_ci95"]
     assert low < report["double_take"] - report["no_double"] < high
     assert main(["cube", "4PPgAyDgc+ABAA", "--level", "R1", "--vr"]) == 2
-    assert "--level R1 sets the games and truncation of the rollout; drop --vr" in capsys.readouterr().err
+    assert "--level R1 sets the games, truncation and variance reduction of the rollout; drop --vr" in \
+        capsys.readouterr().err
     assert main(["cube", "4PPgAyDgc+ABAA", "--level", "R1", "--batch", "x.jsonl"]) == 2
     assert "a batch line is searched" in capsys.readouterr().err
     assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "2", "--vr", "--games", "36"]) == 0

@@ -302,6 +302,18 @@ def test_variance_reduced_games_take_every_pair_of_first_two_rolls_once_in_1296(
     assert all(len(np.unique(block[:, 2:], axis=0)) == 36 for block in pairs.reshape(36, 36, 4))
 
 
+def test_later_rolls_of_variance_reduced_games_are_rotated_through_the_36_rolls():
+    """Issue 30, quasi-random dice: at every later turn each 36 games in a row take the 36 ordered rolls once each,
+    in an order drawn afresh each turn."""
+    rng = np.random.default_rng(0)
+    turns = [rollout_module._rotated_rolls(rng, 90) for _ in range(3)]
+    for rolls in turns:
+        assert rolls.shape == (90, 2)
+        assert all(len(np.unique(block, axis=0)) == 36 for block in (rolls[:36], rolls[36:72]))
+        assert {tuple(r) for r in rolls[72:]} <= {tuple(r) for r in ORDERED_ROLLS}
+    assert not np.array_equal(turns[0], turns[1]) and not np.array_equal(turns[0][:36], turns[0][36:72])
+
+
 def test_rollout_settings_are_checked_in_the_engine_too():
     for settings, fault in (({"truncate": 0}, "1 turn or more"), ({"search": (3, 2)}, "1- or 2-ply"),
                             ({"search": (1, 0)}, "1- or 2-ply")):
@@ -321,17 +333,23 @@ def test_a_rollout_can_search_deeper_on_its_first_turns():
     assert rollout(PipEvaluator(), board, games=36, search=(1, 3)).equity == 2.0
 
 
-def test_variance_reduction_with_a_search_on_the_first_turns_keeps_the_exact_value(monkeypatch):
-    """Issue 30: a deeper search with variance reduction. The first turns are played by the 1-ply search (asked
-    once a turn), the luck still judged at 0-ply; with an exact judge every game still gives the exact value."""
+def _plies_asked(monkeypatch, module) -> list[int]:
+    """The plies of every search policy ``module`` makes from now on (engine.search.analysis.ply_policy)."""
     asked = []
-    real = rollout_module.ply_policy
+    real = module.ply_policy
 
     def spy(evaluator, plies):
         asked.append(plies)
         return real(evaluator, plies)
 
-    monkeypatch.setattr(rollout_module, "ply_policy", spy)
+    monkeypatch.setattr(module, "ply_policy", spy)
+    return asked
+
+
+def test_variance_reduction_with_a_search_on_the_first_turns_keeps_the_exact_value(monkeypatch):
+    """Issue 30: a deeper search with variance reduction. The first turns are played by the 1-ply search (asked
+    once a turn), the luck still judged at 0-ply; with an exact judge every game still gives the exact value."""
+    asked = _plies_asked(monkeypatch, rollout_module)
     exact = WithBearoff(PipEvaluator())
     board = _small_bearoff()
     truth = float(np.asarray(exact.probabilities(board[None]))[0, 0]) * 2 - 1  # no gammons here
@@ -350,14 +368,7 @@ def test_cubeful_rollouts_search_their_first_turns_deeper_with_the_same_dice(mon
     from gammon.engine.cube.match import to_emg
     from gammon.engine.cube.state import Cube
 
-    asked = []
-    real = players_module.ply_policy
-
-    def spy(evaluator, plies):
-        asked.append(plies)
-        return real(evaluator, plies)
-
-    monkeypatch.setattr(players_module, "ply_policy", spy)
+    asked = _plies_asked(monkeypatch, players_module)
     exact = WithBearoff(PipEvaluator())
     score = Cube(1, "centered", (1, 3), crawford=True)
     win = float(np.asarray(exact.probabilities(_small_bearoff()[None]))[0, 0])

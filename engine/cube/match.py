@@ -46,6 +46,12 @@ def to_emg(mwc: np.ndarray | float, score: Cube) -> np.ndarray:
     return (2.0 * np.asarray(mwc) - (win + lose)) / (win - lose)
 
 
+def from_emg(emg: np.ndarray | float, score: Cube) -> np.ndarray:
+    """The MWC an equity in EMG (:func:`to_emg`) at ``score`` stands for."""
+    win, lose = score.after(score.value), score.after(-score.value)
+    return (win + lose + np.asarray(emg) * (win - lose)) / 2
+
+
 # -- live cube (gnubg's generalisation of Janowski to match play) -----------------------
 
 

@@ -166,6 +166,12 @@ def cube_actions(no_double, double_take, double_pass, beavers=False) -> tuple[np
     return doubles, answer
 
 
+def best_cube_value(no_double: float, double_take: float, double_pass: float) -> float:
+    """What the position is worth to the player on roll when he and the taker both choose best (:func:`cube_actions`):
+    max(no double, min(double/take, double/pass))."""
+    return max(no_double, min(double_take, double_pass))
+
+
 def best_cube_words(no_double: float, double_take: float, double_pass: float) -> tuple[str, str]:
     """The best doubling decision and answer by :func:`cube_actions`, in the words analyses compare:
     ("double" or "no double", "take" or "pass")."""

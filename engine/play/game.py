@@ -159,7 +159,7 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
          opening: np.ndarray | None = None, record: bool = False, stop_after: int | None = None,
          until_games: int | None = None,
          progress: Callable[[int], None] | None = None, watch: Callable[[GameEvent], None] | None = None,
-         before_move: BeforeMove | None = None, max_turns: int = 100_000) -> GameResults:
+         before_move: BeforeMove | None = None, cube_decided: bool = False, max_turns: int = 100_000) -> GameResults:
     """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``.
 
     The one game loop: games, rollouts and matches all come here. A player
@@ -177,7 +177,9 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
     as player 0 sees it; in a match ``start_cube`` also gives the score (its players' away
     counts and the Crawford game), and each slot plays that one game (``GameResults.scores``
     then holds the score after it). ``first_dice`` (n, 2) is the first roll when given; ``opening``
-    (n,) marks the slots whose next move is a game's first (an opening roll, no cube).
+    (n,) marks the slots whose next move is a game's first (an opening roll, no cube); ``cube_decided``:
+    player 0 has made his cube decision already (not to double), so his first roll comes without one
+    (a cube rollout's no double).
     ``record`` keeps each money game turn by turn. ``stop_after`` ends each game after
     that many turns. ``until_games`` keeps every slot busy: a finished money game starts
     again in its slot until that many games have finished, and the others stop where they
@@ -209,7 +211,7 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
     rng = np.random.default_rng(seed)
     table = _Table(players, n, rng, rules, progress, watch, until_games, before_move)
     if start is not None:
-        table.set_up(start, start_cube, first_dice, opening)
+        table.set_up(start, start_cube, first_dice, opening, cube_decided)
     if record:
         table.records = [GameRecord(rules.variant, (int(a), int(b))) for a, b in table.dice]
     table.openings = table.dice  # next games' opening rolls, drawn afresh each pass where games start anew
@@ -269,7 +271,7 @@ class _Table:
         self.single_game = False  # a match slot ends with its game (games from a given position)
 
     def set_up(self, start: np.ndarray, start_cube: Cube, first_dice: np.ndarray | None,
-               opening: np.ndarray | None) -> None:
+               opening: np.ndarray | None, cube_decided: bool = False) -> None:
         """Games from ``start`` instead (see :func:`play`); in a match, one game at ``start_cube``'s score."""
         if not self.rules.money:
             self._set_score(start_cube)
@@ -284,6 +286,7 @@ class _Table:
             self.dice = np.asarray(first_dice).copy()
         if opening is not None:  # these slots start a game: the opening roll, nobody may double first
             self.first_move[:] = self.preset[:] = opening
+        self.extra_roll[:] = cube_decided  # no cube before that roll, as before a wild roll's extra roll
 
     def _set_score(self, cube: Cube) -> None:
         """Every slot at the score ``cube`` gives player 0 (on roll), in a match of ``rules.match_length``;

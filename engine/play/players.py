@@ -32,8 +32,9 @@ class Player(Protocol):
     when ``doubling`` (such a player also answers doubles), ``resigns`` after each roll when
     ``resigning``, and shows ``learn(before, after)`` each move made when ``learning`` (the TD
     trainer learns there). ``wild_filter`` (:data:`engine.rules.movegen.WildFilter`) prunes the
-    plays of its wild rolls. ``first_policy`` plays the player's first ``first_turns`` turns of each
-    game slot instead of ``policy`` (a rollout's deeper search on its first turns). Boards are seen from the
+    plays of its wild rolls. ``first_policy`` plays instead of ``policy`` while the game slot has had fewer
+    than ``first_turns`` turns (both players', counted from where the loop started it): a rollout's deeper
+    search on its first turns. Boards are seen from the
     player asked, but for ``answers`` and the resignation's judge, who see the opponent's (doubler's,
     resigner's) side.
     """
@@ -74,6 +75,8 @@ class Cubeless(Player):
     """A player who never doubles: a move policy alone (the cube stays out of its games)."""
 
     def __init__(self, policy: Policy, first_policy: Policy | None = None, first_turns: int = 0):
+        if first_turns and first_policy is None:
+            raise GammonError(f"a player's first {first_turns} turns need a policy of their own")
         self.policy = policy
         self.wild_filter = getattr(policy, "wild_filter", None)  # its bot's pruning of a wild roll's plays
         self.first_policy, self.first_turns = first_policy, first_turns

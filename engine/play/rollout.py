@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gammon.engine.cube.decisions import cubeful_as_is, no_double_reason
-from gammon.engine.cube.match import to_emg
-from gammon.engine.cube.money import cube_efficiency
+from gammon.engine.cube.match import cubeful_mwc, from_emg, to_emg
+from gammon.engine.cube.money import cube_efficiency, cubeful_equity
 from gammon.engine.cube.state import Cube, verdict
 from gammon.engine.errors import GammonError
 from gammon.engine.play.game import BeforeMove, Rules, play, play_games
@@ -103,11 +103,11 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
 
     Game ``i`` starts with the ``i mod 36``-th ordered roll; in a variance-reduced rollout its second
     roll is the ``(i mod 36 + i // 36) mod 36``-th, a Latin square: every 36 games hold every second
-    roll once, and 1,296 games every pair of first two rolls once. The rest of its dice come from
-    ``seed`` and the chunk of games it is played in, the same whatever position is rolled out with
-    the same games and stop rule (common random numbers: the plays of one roll compared with the
-    same dice). With ``until`` the games stop once the 95% half-width on the equity is that or
-    less (see :func:`rollout`)."""
+    roll once, and 1,296 games every pair of first two rolls once; its later rolls are rotated
+    (:func:`_rotated_rolls`). The rest of its dice come from ``seed`` and the chunk of games it is played
+    in, the same whatever position is rolled out with the same games and stop rule (common random
+    numbers: the plays of one roll compared with the same dice). With ``until`` the games stop once the
+    95% half-width on the equity is that or less (see :func:`rollout`)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     _check_settings(evaluator, truncate, search, reduce_variance)
@@ -273,8 +273,8 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
     ``store`` keeps finished chunks, as in :func:`rollout_games`; ``cube_plies``: how deep the players search
     their cube decisions (checker plays stay 0-ply); ``reduce_variance``: each game less the luck of its rolls
     (:func:`_luck_of_rolls`); ``truncate``: games stop after that many turns, scored by the evaluator
-    (:func:`_stopped_values`), and ``truncated`` counts them; ``search`` (plies, turns): each player's first
-    turns of a game by the search that deep, the rest at 0-ply. ``doubles_first`` False: the player on roll has
+    (:func:`_stopped_values`), and ``truncated`` counts them; ``search`` (plies, turns): the first turns of each
+    game (both players') by the search that deep, the rest at 0-ply. ``doubles_first`` False: the player on roll has
     chosen not to double, so his first roll comes without a cube decision (a cube rollout's no double)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
@@ -298,7 +298,7 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
             luck = np.zeros(n)
             result = play((player, player), n, seed=seed * 1_000_003 + first, rules=rules, start=board,
                           start_cube=cube, first_dice=ORDERED_ROLLS[(first + np.arange(n)) % 36],
-                          opening=None if doubles_first else np.ones(n, dtype=bool),  # no cube before that roll
+                          cube_decided=not doubles_first,
                           before_move=_luck_of_rolls(evaluator, per, luck) if reduce_variance else None,
                           stop_after=truncate)
             if cube.money:
@@ -308,7 +308,7 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
                 outcomes, which = np.unique(points, return_inverse=True)  # a few: the cube times 1, 2 or 3
                 values = to_emg(np.array([cube.after(int(p)) for p in outcomes])[which], per)
             unfinished = np.flatnonzero(result.games == 0)
-            values[unfinished] = _stopped_values(evaluator, result, unfinished, rules, cube, per)
+            values[unfinished] = _stopped_values(evaluator, result, unfinished, rules, cube, before, per)
             equity.append(values - luck)
             cube_turns, passed, stopped = int(result.cube_turns), int(result.passes), len(unfinished)
             if store is not None:
@@ -319,23 +319,38 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
     return np.concatenate(equity), doubles, passes, truncated
 
 
-def _stopped_values(evaluator, result, slots: np.ndarray, rules: Rules, start: Cube, per: Cube) -> np.ndarray:
+def _stopped_values(evaluator, result, slots: np.ndarray, rules: Rules, start: Cube, score: tuple[int, int],
+                    per: Cube) -> np.ndarray:
     """What the games of ``result`` the truncation stopped (``slots``) are worth to player 0 per unit of ``per``:
-    the evaluator's cubeful value for the player then on roll, the cube where it stands (Janowski's money
-    equity or the match equity at the score, engine.cube.decisions.cubeful_as_is), turned to player 0's side."""
+    the evaluator's cubeful value for the player then on roll, who is yet to make his cube decision (the best of
+    his cube actions by engine.cube.decisions.cube_decision, or the cube left where it is when he has none:
+    Janowski's money equity or the match equity at the ``score``), turned to player 0's side."""
     if not len(slots):
         return np.zeros(0)
     boards = result.boards[slots]
     probs = np.asarray(evaluator.probabilities(boards), dtype=np.float64)
     x = cube_efficiency(boards, geometry=evaluator.variant.geometry)
-    score = (0, 0) if start.money else (rules.match_length - start.my_away, rules.match_length - start.opp_away)
     values = np.empty(len(slots))
     for row, slot in enumerate(slots):
         who = int(result.on_roll[slot])
         cube = Cube.seen_by(who, int(result.cube[slot]), int(result.owner[slot]), rules.match_length, score,
                             start.crawford, jacoby=start.jacoby, beavers=start.beavers)
-        values[row] = _for_player0(cubeful_as_is(probs[row], cube, x[row]), who, cube, per)
+        values[row] = _for_player0(_cubeful_on_roll(probs[row], cube, x[row]), who, cube, per)
     return values
+
+
+def _cubeful_on_roll(probs: np.ndarray, cube: Cube, x) -> np.ndarray:
+    """Positions' cubeful values for their player on roll per unit of ``cube`` (EMG at a match score), his cube
+    decision yet to make: where he may double, the best of no double, double/take and double/pass (the taker
+    answering best too, engine.cube.state.cube_actions), else the cube left where it is."""
+    no_double = cubeful_as_is(probs, cube, x)
+    if no_double_reason(cube) is not None:
+        return no_double
+    if cube.money:
+        double_take = cubeful_equity(probs, cube.doubled(), x) / cube.value
+    else:
+        double_take = to_emg(cubeful_mwc(probs, cube.doubled(), x), cube)
+    return np.maximum(no_double, np.minimum(double_take, 1.0))
 
 
 def _luck_of_rolls(evaluator, per: Cube, luck: np.ndarray) -> BeforeMove:
@@ -343,12 +358,15 @@ def _luck_of_rolls(evaluator, per: Cube, luck: np.ndarray) -> BeforeMove:
     row per slot, for player 0 (on roll at the start, holding ``per``) per unit of ``per``.
 
     A roll's luck, as in :func:`_reduced_games` but cubeful: what the best 0-ply play of the roll that came is
-    worth to the mover with the cube as it stands (engine.search.analysis.play_values: Janowski's money
-    equity, or the match equity at the score), less the same for each of the 21 rolls weighed by its chance.
+    worth to the mover, less the same for each of the 21 rolls weighed by its chance. A play is worth what the
+    opponent's position is worth to him on roll, his cube decision to come (:func:`_cubeful_on_roll`, the
+    value a truncated game gets), turned round; a play that ends the game or rolls again is valued as the
+    search values it (engine.search.analysis.play_values).
     It averages zero over the dice whatever the evaluator, so a game's result less its luck keeps the mean;
     the cube decisions are no dice and carry none. Each value is turned to player 0's side and scaled to
     ``per`` (a cube of 4 counts four times a cube of 1; in a match, by what winning rather than losing the
-    cube is worth at each score).
+    cube is worth at each score). The game loop asks before each move, after any resignation: the rollout's
+    players never resign, or a resigned roll's luck would be missed.
     """
     variant = evaluator.variant
 
@@ -361,11 +379,17 @@ def _luck_of_rolls(evaluator, per: Cube, luck: np.ndarray) -> BeforeMove:
         for cube, rows in groups.items():
             rows = np.array(rows)
             plays = best[rows].ravel()
-            values = play_values(variant, after.boards[plays], after.extra_roll[plays], probs[rows].reshape(-1, 5),
-                                 cube).reshape(len(rows), -1)
-            came, average = values[np.arange(len(rows)), rolled[rows]], values @ ROLL_WEIGHTS
-            luck[slots[rows]] += (_for_player0(came, movers[rows], cube, per)
-                                  - _for_player0(average, movers[rows], cube, per))
+            boards, again, chances = after.boards[plays], after.extra_roll[plays], probs[rows].reshape(-1, 5)
+            mover = np.repeat(movers[rows], len(ROLL_WEIGHTS))
+            values = _for_player0(play_values(variant, boards, again, chances, cube), mover, cube, per)
+            going = ~again & (result_points(boards, variant.checkers, variant.backgammons) == 0)
+            if going.any():  # the opponent on roll
+                theirs = variant.geometry.flip(boards[going])
+                x = cube_efficiency(theirs, geometry=variant.geometry)
+                values[going] = _for_player0(_cubeful_on_roll(swap_sides(chances[going]), cube.swapped(), x),
+                                             1 - mover[going], cube.swapped(), per)
+            values = values.reshape(len(rows), -1)
+            luck[slots[rows]] += values[np.arange(len(rows)), rolled[rows]] - values @ ROLL_WEIGHTS
 
     return judge
 
@@ -377,8 +401,7 @@ def _for_player0(values, movers, cube: Cube, per: Cube) -> np.ndarray:
     mine = np.asarray(movers) == 0
     if cube.money:
         return np.where(mine, 1.0, -1.0) * values * (cube.value / per.value)
-    win, lose = cube.after(cube.value), cube.after(-cube.value)
-    chance = (win + lose + np.asarray(values) * (win - lose)) / 2
+    chance = from_emg(values, cube)
     return to_emg(np.where(mine, chance, 1.0 - chance), per)
 
 
@@ -508,6 +531,14 @@ def _truncation_estimate(evaluator, boards: np.ndarray, plies: int) -> np.ndarra
 MAX_TURNS = 10_000  # a game this long is stuck (no variant's game runs past a few hundred turns)
 
 
+def _rotated_rolls(rng: np.random.Generator, n: int) -> np.ndarray:
+    """(n, 2) the next roll of each of ``n`` games, quasi-random: every 36 games in a row take the 36 ordered rolls
+    once each, in an order of their own drawn afresh every turn (each game's roll is still uniform, and its
+    rolls from turn to turn independent)."""
+    blocks = -(-n // 36)
+    return ORDERED_ROLLS[rng.permuted(np.tile(np.arange(36), (blocks, 1)), axis=1).ravel()[:n]]
+
+
 def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: int = 0,
                    search: tuple[int, int] | None = None) -> tuple[np.ndarray, int]:
     """(n, 5) results of games from ``board``, seen by its player on roll, each with the luck of its rolls taken
@@ -554,7 +585,7 @@ def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: 
         swapped[live] ^= ~again
         if not len(live):
             return result, 0
-        # drawn for every game, so that game i's dice never depend on the others'
-        dice = (stratified[1] if turn == 0 else rng.integers(1, 7, size=(n, 2)))[live]
+        # drawn for every game, so that game i's dice never depend on how the others go
+        dice = (stratified[1] if turn == 0 else _rotated_rolls(rng, n))[live]
     result[live] += _seen_by(_truncation_estimate(evaluator, current, truncate_plies), swapped[live])
     return result, len(live)

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from gammon.engine.cube.match import can_double, match_equity_of_probs
-from gammon.engine.cube.state import Cube, best_cube_words
+from gammon.engine.cube.state import Cube, best_cube_value, best_cube_words
 from gammon.engine.play.luck import roll_luck
 from gammon.engine.play.rollout import cube_rollout
 from gammon.engine.records.matchlog import MatchLog
@@ -148,8 +148,22 @@ class RollingOut:
     margin: float = ERROR
 
 
+class _CloseDecision:
+    """A rollout task of analyze --level, known to the runners by its decision's ``number`` in the match."""
+
+    number: int
+
+    @property
+    def key(self) -> int:
+        return self.number
+
+    @property
+    def where(self) -> str:
+        return f"decision {self.number}"
+
+
 @dataclass(frozen=True)
-class ClosePlay:
+class ClosePlay(_CloseDecision):
     """A close checker play's candidates to roll out, all a worker needs: decision ``number`` of the match (its
     key, and its rollout's dice seed), the candidates' afterstates (mover's view) and the mover's cube."""
 
@@ -159,17 +173,9 @@ class ClosePlay:
     cube: Cube
     level: Level
 
-    @property
-    def key(self) -> int:
-        return self.number
-
-    @property
-    def where(self) -> str:
-        return f"decision {self.number}"
-
 
 @dataclass(frozen=True)
-class CloseCube:
+class CloseCube(_CloseDecision):
     """A close cube decision to roll out, all a worker needs: decision ``number`` of the match (its key, and
     its rollout's dice seed), the doubler's board and cube. A double and its answer share one."""
 
@@ -177,14 +183,6 @@ class CloseCube:
     board: tuple[int, ...]
     cube: Cube
     level: Level
-
-    @property
-    def key(self) -> int:
-        return self.number
-
-    @property
-    def where(self) -> str:
-        return f"decision {self.number}"
 
 
 def roll_close(evaluator, close: ClosePlay | CloseCube) -> np.ndarray:
@@ -216,6 +214,7 @@ def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
     luck, graph = _luck_and_graph(evaluator, moves)
     judged, close = [], {}  # close: decision number -> (its place in judged, its candidates, the played move)
     cubes: dict = {}  # (board, cube) -> (the first decision's number, the places in judged of it and its answer)
+    close_cubes = set()  # the keys of cubes with a close decision: both the double and its answer are rolled out
     for number, d in enumerate(decisions):
         if d.kind == "move":
             ranked = rank_moves(evaluator, d.board, d.dice, plies, d.cube, also=d.after)
@@ -229,10 +228,13 @@ def analyse(log: MatchLog, evaluator, plies: int = 0, cube: bool = True,
             verdict = _judge_cube(evaluator, d, plies)
             if verdict is not None:
                 judged.append(verdict)
+                key = (d.board.tobytes(), d.cube)
+                cubes.setdefault(key, (number, []))[1].append(len(judged) - 1)
                 if rolling_out is not None and _close_cube(verdict, rolling_out.margin):
-                    cubes.setdefault((d.board.tobytes(), d.cube), (number, []))[1].append(len(judged) - 1)
+                    close_cubes.add(key)
         if progress:
             progress(1)
+    cubes = {key: value for key, value in cubes.items() if key in close_cubes}
     if close or cubes:
         level = rolling_out.level
         items = [ClosePlay(number, tuple(tuple(int(x) for x in m.board) for m in candidates),
@@ -270,7 +272,7 @@ def _close(ranked, played, margin: float) -> bool:
 
 
 def _rolled_out_move(searched: Judged, candidates, played, values: np.ndarray, level: str) -> Judged:
-    """A close checker play judged again by its candidates' rolled-out ``values`` (:func:`roll_close_play`)."""
+    """A close checker play judged again by its candidates' rolled-out ``values`` (:func:`roll_close`)."""
     d = searched.decision
     order = np.argsort(-values, kind="stable")
     mine = next(i for i, m in enumerate(candidates) if m is played)
@@ -311,9 +313,8 @@ def _cube_judged(d: Decision, nd: float, dt: float, dp: float, **more) -> Judged
     goes into its figures."""
     figures = {"no_double": round(nd, 4), "double_take": round(dt, 4), "double_pass": round(dp, 4), **more}
     if d.kind == "cube":
-        best_value = max(nd, min(dt, dp))
         value = min(dt, dp) if d.doubled else nd
-        loss = best_value - value
+        loss = best_cube_value(nd, dt, dp) - value
         counted = d.doubled or loss > 0 or min(dt, dp) > nd - ERROR
         error = ("wrong double" if d.doubled else "missed double") if loss > 0 else ""
         return Judged(d, "double" if d.doubled else "no double", best_cube_words(nd, dt, dp)[0], loss, counted,
