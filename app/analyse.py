@@ -383,16 +383,17 @@ def cube_rollout_report(args, net, board, state) -> int:
     cube = Cube.from_state(state)
     if args.level:
         take_level(args, "the games, truncation and variance reduction", [])
-    refused = [name for name, given in (("--truncate-ply", args.truncate_ply), ("--until", args.until)) if given]
-    if refused:
-        raise GammonError(f"cube --rollout scores the games --truncate stops by the net, and plays --games; drop "
-                          f"{', '.join(refused)}")
+    refuse_truncate_ply(args)
+    if args.until:
+        raise GammonError("cube --rollout plays --games for both cube actions, game for game; drop --until")
     with tqdm(total=2 * args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
         result = cube_rollout(net, board, cube, args.games, args.seed, bar.update, cube_plies=args.cube_ply,
-                              reduce_variance=args.vr, truncate=args.truncate, search=args.search)
+                              reduce_variance=args.vr, truncate=args.truncate, search=args.search,
+                              truncate_plies=args.truncate_ply)
     if args.json:
         print(json.dumps({"position": args.position, "situation": describe_state(state), "seed": args.seed,
-                          "level": args.level, "truncate": args.truncate, "cube_plies": args.cube_ply,
+                          "level": args.level, "truncate": args.truncate, "truncate_ply": args.truncate_ply,
+                          "cube_plies": args.cube_ply,
                           "search": list(args.search) if args.search else None,
                           "variance_reduced": args.vr, **result.as_dict()}))
         return 0
@@ -435,14 +436,11 @@ def cmd_rollout(args) -> int:
     if args.device and (args.cubeful or args.batch or args.vr):
         raise GammonError("--device rolls one position out cubeless, without --vr; --cubeful, --batch and --vr "
                           "run in numpy")
-    if args.cubeful and args.truncate_ply:
-        raise GammonError("--cubeful games the truncation stops are scored by the net; drop --truncate-ply")
     if args.search and (args.device or args.batch):
         raise GammonError("--search plays a rollout of one position in numpy; drop --device and --batch, or "
                           "--search")
-    if args.until and (args.cubeful or args.device or args.batch):
-        raise GammonError("--until stops a cubeless rollout of one position in numpy; drop --cubeful, --device "
-                          "and --batch, or --until")
+    if args.until and (args.device or args.batch):
+        raise GammonError("--until stops a rollout of one position in numpy; drop --device and --batch, or --until")
     refuse_truncate_ply(args)
     if args.cube_ply and not args.cubeful:
         raise GammonError("--cube-ply sets how deep the cube decisions inside --cubeful games are searched; "
@@ -465,7 +463,8 @@ def cmd_rollout(args) -> int:
         if args.cubeful:
             result = cubeful_rollout(net, board, cube, games=args.games, seed=args.seed, progress=bar.update,
                                      store=store, cube_plies=args.cube_ply, reduce_variance=args.vr,
-                                     truncate=args.truncate, search=args.search)
+                                     truncate=args.truncate, search=args.search, truncate_plies=args.truncate_ply,
+                                     until=args.until)
         elif args.device:
             result = device_rollout(net, board, args)
             bar.update(result.games)

@@ -103,7 +103,7 @@ def single_options(args, board, cube) -> dict:
     from gammon.engine.play import rollout
 
     return {"board": [int(x) for x in board], "games": args.games, "seed": args.seed, "truncate": args.truncate,
-            "chunk": rollout.CHUNK if args.until is None or args.cubeful else rollout.STOP_CHECK,
+            "chunk": rollout.CHUNK if args.until is None else rollout.STOP_CHECK,
             "truncate_plies": args.truncate_ply,
             "reduce_variance": args.vr, "until": args.until, "search": list(args.search or ()),
             "cube": repr(cube) if args.cubeful else None, "cube_plies": args.cube_ply,

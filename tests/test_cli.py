@@ -372,7 +372,9 @@ def test_a_rollout_stops_by_its_rule_and_rollout_options_need_a_rollout(capsys):
     assert result["games"] == 144 and (result["ci95"][1] - result["ci95"][0]) / 2 <= 0.5  # the first look stops it
     assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--vr", "--games", "36"]) == 2
     assert "--games, --vr: rollout options; add --rollout" in capsys.readouterr().err
-    assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--until", "0.1"]) == 2
+    assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--games", "1296", "--truncate", "1", "--until", "0.5",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 144  # the cubeful rollout stops at its first look too
 
 
 def test_cube_rolls_out_its_actions_for_money_and_at_a_match_score(capsys):
@@ -425,8 +427,10 @@ def test_a_cube_level_rolls_out_both_cube_actions_truncated_and_variance_reduced
     assert json.loads(capsys.readouterr().out)["search"] == [1, 1]
     assert main(["cube", "4PPgAyDgc+ABAA", "--search", "1:1"]) == 2
     assert "--search: rollout options; add --rollout" in capsys.readouterr().err
-    assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "2", "--truncate-ply", "1"]) == 2
-    assert "scored by the net; drop --truncate-ply" in capsys.readouterr().err
+    assert main(["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "2", "--truncate-ply", "1", "--games", "36",
+                 "--until", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "truncated at 2 turns" in out and "by the net's 1-ply search" in out
 
 
 def test_the_money_rules_and_the_match_equity_table_are_settings_that_change_answers_where_they_must(capsys):
@@ -459,12 +463,12 @@ def test_the_money_rules_and_the_match_equity_table_are_settings_that_change_ans
 
 
 def test_rollouts_refuse_what_they_would_drop_or_misjudge(capsys, tmp_path):
-    """Review of issue 30: --rollout/--level beside --batch were dropped; --truncate-ply beside --cubeful."""
+    """Review of issue 30: --rollout/--level beside --batch were dropped; --device beside --cubeful."""
     batch = tmp_path / "in.jsonl"
     batch.write_text(json.dumps({"id": "a", "position_id": "4HPwATDgc/ABMA", "dice": [3, 1]}) + "\n")
     for argv in (["hint", "--batch", str(batch), "--out", str(tmp_path / "o.jsonl"), "--level", "R1"],
                  ["cube", "--batch", str(batch), "--out", str(tmp_path / "o.jsonl"), "--rollout"],
-                 ["rollout", "4HPwATDgc/ABMA", "--cubeful", "--truncate", "3", "--truncate-ply", "1"]):
+                 ["rollout", "4HPwATDgc/ABMA", "--cubeful", "--device", "cpu"]):
         assert main(argv) == 2, argv
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert main(["hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "--dice", "66", "--ply", "0"]) == 0

@@ -494,3 +494,15 @@ def test_truncated_games_are_scored_by_the_search_at_the_ply_asked(monkeypatch, 
     assert len(asked) == 1 and shallow.equity != deep.equity
     with pytest.raises(GammonError, match="without truncation"):
         rollout(PipEvaluator(), starting_board(), games=36, truncate_plies=1)
+    cubeful = cubeful_rollout(PipEvaluator(), starting_board(), games=36, seed=2, truncate=2, truncate_plies=1,
+                              reduce_variance=reduce_variance)
+    assert [plies for _, plies in asked[1:]] == [1] and asked[1][0] == cubeful.truncated > 0
+    with pytest.raises(GammonError, match="without truncation"):
+        cubeful_rollout(PipEvaluator(), starting_board(), games=36, truncate_plies=1)
+
+
+def test_a_cubeful_rollout_stops_once_its_interval_is_narrow_enough():
+    wide = cubeful_rollout(PipEvaluator(), starting_board(), games=432, seed=1, until=10.0)
+    assert wide.games == 144  # the first look, after 144 games
+    narrow = cubeful_rollout(PipEvaluator(), starting_board(), games=432, seed=1, until=1e-6)
+    assert narrow.games == 432

@@ -110,14 +110,11 @@ def rollout_games(evaluator: ProbabilityEvaluator, board: np.ndarray, games: int
     95% half-width on the equity is that or less (see :func:`rollout`)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
-    _check_settings(evaluator, truncate, search, reduce_variance)
-    if truncate_plies not in (0, 1, 2) or (truncate_plies and truncate is None):
-        raise GammonError(f"a truncated rollout scores its games 0, 1 or 2 plies deep; got {truncate_plies}"
-                          + ("" if truncate else " without truncation"))
+    _check_settings(evaluator, truncate, search, reduce_variance, truncate_plies)
     per_game, truncated = [], 0
     chunk = CHUNK if until is None else STOP_CHECK
     for first in range(0, games, chunk):
-        if until is not None and first and _half_width(per_game) <= until:
+        if until is not None and first and _half_width(cubeless_equity(np.concatenate(per_game))) <= until:
             break
         n = min(chunk, games - first)
         if store is not None and first in store.done:
@@ -226,6 +223,8 @@ def cubeful_rollout(
     reduce_variance: bool = False,
     truncate: int | None = None,
     search: tuple[int, int] | None = None,
+    truncate_plies: int = 0,
+    until: float | None = None,
 ) -> CubefulRolloutResult:
     """Rollout with the cube: both sides double, take and pass by the evaluator at 0-ply (Janowski's model
     for money, the match equity table at a match score).
@@ -237,21 +236,28 @@ def cubeful_rollout(
     ``store`` keeps finished chunks of games for a killed run to resume from (:func:`rollout`). ``cube_plies``:
     the players' cube decisions by the search that deep (gnubg's rollout setting of the cube's own ply).
     ``reduce_variance`` takes each roll's luck out of its game (:func:`_luck_of_rolls`); ``search`` (plies,
-    turns) plays the first turns of every game by the search that deep (the luck still judged at 0-ply).
+    turns) plays the first turns of every game by the search that deep (the luck still judged at 0-ply);
+    ``truncate_plies``: the stopped games judged by the search that deep; ``until``: the stop rule of
+    :func:`rollout`.
     """
     started = time.perf_counter()
     equity, doubles, passes, truncated = _cubeful_games(
         evaluator, board, cube, games, seed, progress, store=store, cube_plies=cube_plies,
-        reduce_variance=reduce_variance, truncate=truncate, search=search)
+        reduce_variance=reduce_variance, truncate=truncate, search=search, truncate_plies=truncate_plies,
+        until=until)
     mean, std_error = mean_and_error(equity)
-    return CubefulRolloutResult(games, mean, std_error, interval95(mean, std_error), doubles, passes,
+    return CubefulRolloutResult(len(equity), mean, std_error, interval95(mean, std_error), doubles, passes,
                                 time.perf_counter() - started, truncated)
 
 
-def _check_settings(evaluator, truncate: int | None, search: tuple[int, int] | None, reduce_variance: bool) -> None:
+def _check_settings(evaluator, truncate: int | None, search: tuple[int, int] | None, reduce_variance: bool,
+                    truncate_plies: int) -> None:
     """A rollout's settings, checked alike for cubeless and cubeful ones."""
     if truncate is not None and truncate < 1:
         raise GammonError(f"a rollout truncates after 1 turn or more; got {truncate}")
+    if truncate_plies not in (0, 1, 2) or (truncate_plies and truncate is None):
+        raise GammonError(f"a truncated rollout scores its games 0, 1 or 2 plies deep; got {truncate_plies}"
+                          + ("" if truncate else " without truncation"))
     if search and not (search[0] in (1, 2) and search[1] >= 1):
         raise GammonError(f"a search inside the rollout is 1- or 2-ply for 1 turn or more; got {search}")
     if reduce_variance and evaluator.variant.wild_roll is not None:
@@ -261,7 +267,7 @@ def _check_settings(evaluator, truncate: int | None, search: tuple[int, int] | N
 
 def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress, per: Cube | None = None,
                    store=None, cube_plies: int = 0, reduce_variance: bool = False, truncate: int | None = None,
-                   search: tuple[int, int] | None = None,
+                   search: tuple[int, int] | None = None, truncate_plies: int = 0, until: float | None = None,
                    doubles_first: bool = True) -> tuple[np.ndarray, int, int, int]:
     """``(equity, doubles, passes, truncated)``: each game's result for the player on roll of ``board``, who holds
     ``cube`` as he sees it, both sides playing and doubling by the evaluator (:func:`cubeful_rollout`):
@@ -274,22 +280,27 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
     their cube decisions (checker plays stay 0-ply); ``reduce_variance``: each game less the luck of its rolls
     (:func:`_luck_of_rolls`); ``truncate``: games stop after that many turns, scored by the evaluator
     (:func:`_stopped_values`), and ``truncated`` counts them; ``search`` (plies, turns): the first turns of each
-    game (both players') by the search that deep, the rest at 0-ply. ``doubles_first`` False: the player on roll has
+    game (both players') by the search that deep, the rest at 0-ply; ``truncate_plies``: the stopped games
+    judged by the search that deep; ``until``: stop once the 95% half-width is that or less, looked at every
+    :data:`STOP_CHECK` games (the chunks' size then). ``doubles_first`` False: the player on roll has
     chosen not to double, so his first roll comes without a cube decision (a cube rollout's no double)."""
     if games < 2:
         raise GammonError(f"a rollout needs at least 2 games; got {games}")
     per = per or cube
     if cube_plies not in (0, 1, 2):
         raise GammonError(f"the cube decisions inside a rollout are searched 0, 1 or 2 plies deep; got {cube_plies}")
-    _check_settings(evaluator, truncate, search, reduce_variance)
+    _check_settings(evaluator, truncate, search, reduce_variance, truncate_plies)
     player = EvaluatorPlayer(evaluator, cube_plies=cube_plies, screened=True, search=search)
     variant = evaluator.variant.name
     rules = (Rules(variant=variant, jacoby=cube.jacoby, beavers=cube.beavers) if cube.money
              else Rules(variant=variant, match_length=max(cube.away)))
     before = (0, 0) if cube.money else (rules.match_length - cube.my_away, rules.match_length - cube.opp_away)
     equity, doubles, passes, truncated = [], 0, 0, 0
-    for first in range(0, games, CHUNK):
-        n = min(CHUNK, games - first)
+    chunk = CHUNK if until is None else STOP_CHECK
+    for first in range(0, games, chunk):
+        if until is not None and first and _half_width(np.concatenate(equity)) <= until:
+            break
+        n = min(chunk, games - first)
         if store is not None and first in store.done:
             saved, cube_turns, passed, *stopped = store.done[first]  # stores from before truncation: no count
             stopped = stopped[0] if stopped else 0
@@ -308,7 +319,8 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
                 outcomes, which = np.unique(points, return_inverse=True)  # a few: the cube times 1, 2 or 3
                 values = to_emg(np.array([cube.after(int(p)) for p in outcomes])[which], per)
             unfinished = np.flatnonzero(result.games == 0)
-            values[unfinished] = _stopped_values(evaluator, result, unfinished, rules, cube, before, per)
+            values[unfinished] = _stopped_values(evaluator, result, unfinished, rules, cube, before, per,
+                                                 truncate_plies)
             equity.append(values - luck)
             cube_turns, passed, stopped = int(result.cube_turns), int(result.passes), len(unfinished)
             if store is not None:
@@ -320,15 +332,16 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
 
 
 def _stopped_values(evaluator, result, slots: np.ndarray, rules: Rules, start: Cube, score: tuple[int, int],
-                    per: Cube) -> np.ndarray:
+                    per: Cube, plies: int = 0) -> np.ndarray:
     """What the games of ``result`` the truncation stopped (``slots``) are worth to player 0 per unit of ``per``:
     the evaluator's cubeful value for the player then on roll, who is yet to make his cube decision (the best of
     his cube actions by engine.cube.decisions.cube_decision, or the cube left where it is when he has none:
-    Janowski's money equity or the match equity at the ``score``), turned to player 0's side."""
+    Janowski's money equity or the match equity at the ``score``), turned to player 0's side. The chances come
+    from the search ``plies`` deep (0: the evaluator alone)."""
     if not len(slots):
         return np.zeros(0)
     boards = result.boards[slots]
-    probs = np.asarray(evaluator.probabilities(boards), dtype=np.float64)
+    probs = _truncation_estimate(evaluator, boards, plies)
     x = cube_efficiency(boards, geometry=evaluator.variant.geometry)
     values = np.empty(len(slots))
     for row, slot in enumerate(slots):
@@ -427,17 +440,18 @@ class CubeRollout:
 def cube_rollout(evaluator: ProbabilityEvaluator, board: np.ndarray, cube: Cube, games: int = 1296, seed: int = 0,
                  progress: Callable[[int], None] | None = None, cube_plies: int = 0,
                  reduce_variance: bool = False, truncate: int | None = None,
-                 search: tuple[int, int] | None = None) -> CubeRollout:
+                 search: tuple[int, int] | None = None, truncate_plies: int = 0) -> CubeRollout:
     """No double and double/take rolled out for the player on roll (``cube`` as he sees it: money, or a match
     score), the same dice in both; double/pass is 1. The verdict in gnubg's words (engine.cube.state.verdict).
     ``cube_plies``: the cube decisions inside the games searched that deep (:func:`cubeful_rollout`);
     ``reduce_variance``: each game less the luck of its rolls (:func:`_luck_of_rolls`); ``truncate``: games stop
-    after that many turns, scored by the evaluator (:func:`_stopped_values`); ``search``: the first turns by a
-    deeper search (:func:`cubeful_rollout`)."""
+    after that many turns, scored by the evaluator or its search ``truncate_plies`` deep (:func:`_stopped_values`);
+    ``search``: the first turns by a deeper search (:func:`cubeful_rollout`)."""
     reason = no_double_reason(cube)
     if reason:
         raise GammonError(f"no cube action to roll out: {reason}")
-    settings = {"cube_plies": cube_plies, "reduce_variance": reduce_variance, "truncate": truncate, "search": search}
+    settings = {"cube_plies": cube_plies, "reduce_variance": reduce_variance, "truncate": truncate, "search": search,
+                "truncate_plies": truncate_plies}
     no_double = _cubeful_games(evaluator, board, cube, games, seed, progress, doubles_first=False, **settings)[0]
     double_take = _cubeful_games(evaluator, board, cube.doubled(), games, seed, progress, per=cube, **settings)[0]
     (nd, nd_error), (dt, dt_error) = mean_and_error(no_double), mean_and_error(double_take)
@@ -496,9 +510,9 @@ def _seen_by(probs: np.ndarray, swapped: np.ndarray) -> np.ndarray:
     return np.where(swapped[:, None], swap_sides(probs), probs)
 
 
-def _half_width(per_game: list[np.ndarray]) -> float:
-    """The 95% interval's half-width on the mean equity of the games so far."""
-    low, high = interval95(*mean_and_error(cubeless_equity(np.concatenate(per_game))))
+def _half_width(equities: np.ndarray) -> float:
+    """The 95% interval's half-width on the mean of the games' equities so far."""
+    low, high = interval95(*mean_and_error(equities))
     return (high - low) / 2
 
 
