@@ -377,43 +377,48 @@ def cmd_cube(args) -> int:
     return 0
 
 
+def cube_rollout_json(net, position: str, board, state, level: str | None = None, games: int = 1296,
+                      seed: int = 0, truncate: int | None = None, truncate_ply: int = 0, vr: bool = False,
+                      cube_ply: int = 0, search: tuple[int, int] | None = None, progress=None) -> dict:
+    """``gammon cube --rollout --json``'s answer (the web's too): no double and double/take rolled out with the
+    same dice (engine.play.rollout.cube_rollout), with the settings they were rolled out by."""
+    result = cube_rollout(net, board, Cube.from_state(state), games, seed, progress, cube_plies=cube_ply,
+                          reduce_variance=vr, truncate=truncate, search=search, truncate_plies=truncate_ply)
+    return {"position": position, "situation": describe_state(state), "seed": seed, "level": level,
+            "truncate": truncate, "truncate_ply": truncate_ply, "cube_plies": cube_ply,
+            "search": list(search) if search else None, "variance_reduced": vr, **result.as_dict()}
+
+
 def cube_rollout_report(args, net, board, state) -> int:
     """``cube --rollout`` or ``--level``: no double and double/take rolled out with the same dice (money, or the
     match score)."""
-    cube = Cube.from_state(state)
     if args.level:
         take_level(args, "the games, truncation and variance reduction", [])
     refuse_truncate_ply(args)
     if args.until:
         raise GammonError("cube --rollout plays --games for both cube actions, game for game; drop --until")
     with tqdm(total=2 * args.games, unit="game", disable=args.json or not sys.stderr.isatty()) as bar:
-        result = cube_rollout(net, board, cube, args.games, args.seed, bar.update, cube_plies=args.cube_ply,
-                              reduce_variance=args.vr, truncate=args.truncate, search=args.search,
-                              truncate_plies=args.truncate_ply)
+        report = cube_rollout_json(net, args.position, board, state, args.level, args.games, args.seed, args.truncate,
+                                   args.truncate_ply, args.vr, args.cube_ply, args.search, bar.update)
     if args.json:
-        print(json.dumps({"position": args.position, "situation": describe_state(state), "seed": args.seed,
-                          "level": args.level, "truncate": args.truncate, "truncate_ply": args.truncate_ply,
-                          "cube_plies": args.cube_ply,
-                          "search": list(args.search) if args.search else None,
-                          "variance_reduced": args.vr, **result.as_dict()}))
+        print(json.dumps(report))
         return 0
     print(draw(board, args.variant))
     print(describe_state(state))
     level = f"level {args.level}: " if args.level else ""
     print(f"\n{level}No double and double/take rolled out, {args.games} cubeful games each with the same dice "
           f"({rollout_how(args)}, cube decisions inside at {args.cube_ply}-ply, seed {args.seed}); "
-          f"equity per unit of the cube "
-          f"({'money' if cube.money else 'EMG'}), 95% intervals:")
-    for name, equity, (low, high) in (("No double", result.no_double, result.no_double_ci95),
-                                      ("Double, take", result.double_take, result.double_take_ci95)):
-        print(f"  {name:<14} {equity:+.3f}  ({low:+.3f} .. {high:+.3f})")
+          f"equity per unit of the cube ({'money' if Cube.from_state(state).money else 'EMG'}), 95% intervals:")
+    for name, key in (("No double", "no_double"), ("Double, take", "double_take")):
+        low, high = report[f"{key}_ci95"]
+        print(f"  {name:<14} {report[key]:+.3f}  ({low:+.3f} .. {high:+.3f})")
     print(f"  {'Double, pass':<14} +1.000")
-    low, high = result.take_less_no_double_ci95
-    print(f"Double/take less no double, game by game: {result.double_take - result.no_double:+.3f} "
+    low, high = report["take_less_no_double_ci95"]
+    print(f"Double/take less no double, game by game: {report['double_take'] - report['no_double']:+.3f} "
           f"({low:+.3f} .. {high:+.3f})")
-    print(f"Proper cube action: {result.verdict}")
+    print(f"Proper cube action: {report['verdict']}")
     if state is not None and state.doubled:  # the double is made: what matters now is O's answer
-        print(f"X has doubled to {2 * state.cube}; O's proper answer: {result.response}")
+        print(f"X has doubled to {2 * state.cube}; O's proper answer: {report['response']}")
     return 0
 
 

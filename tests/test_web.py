@@ -175,9 +175,9 @@ def test_bad_input_is_a_4xx_with_a_one_line_reason(client, path, params, status,
 TINY_ROLLOUT = {"top": 2, "games": 36, "truncate": 1}  # a second's work, no level: the options spelled out
 
 
-def finished_job(client, params: dict) -> dict:
-    """POST /api/rollouts, then poll the job until it is done; its last answer."""
-    started = client.post("/api/rollouts", params=params)
+def finished_job(client, params: dict, path: str = "/api/rollouts") -> dict:
+    """POST ``path``, then poll the job until it is done; its last answer."""
+    started = client.post(path, params=params)
     assert started.status_code == 202, started.text
     job, deadline = started.json(), time.monotonic() + 60
     while not job["done"]:
@@ -196,6 +196,23 @@ def test_a_rollout_returns_what_the_cli_prints_with_json_directly_or_as_a_job(cl
     assert direct.status_code == 200 and direct.json() == printed
     job = finished_job(client, params)
     assert job["result"] == printed and job["games_done"] == job["games_total"] == 2 * 36
+
+
+def test_a_cube_rollout_returns_what_the_cli_prints_with_json_directly_or_as_a_job(client, capsys):
+    """The cube actions rolled out (issue 30, the web board the same): gammon cube --rollout --json's answer."""
+    params = {"position": "4PPgAyDgc+ABAA", "games": 36, "truncate": 2, "vr": True}
+    printed = cli_json(capsys, ["cube", "4PPgAyDgc+ABAA", "--rollout", "--games", "36", "--truncate", "2", "--vr"])
+    direct = client.get("/api/cube-rollout", params=params)
+    assert direct.status_code == 200 and direct.json() == printed
+    job = finished_job(client, params, "/api/cube-rollouts")
+    assert job["result"] == printed and job["games_done"] == job["games_total"] == 2 * 36
+    refused = client.get("/api/cube-rollout", params={"position": "4PPgAyDgc+ABAA", "level": "R1", "games": 36})
+    assert refused.status_code == 400 and "level R1 sets the games, truncation and variance reduction" in \
+        refused.json()["detail"]
+    owned = client.get("/api/cube-rollout", params={"position": "XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:0:0:0:0:10",
+                                                    "games": 36})
+    assert owned.status_code == 400 and "no cube action to roll out: the opponent owns the cube" in \
+        owned.json()["detail"]
 
 
 def test_a_rollout_jobs_progress_counts_the_plays_the_roll_has(client):

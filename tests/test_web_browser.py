@@ -159,6 +159,13 @@ def test_roll_out_draws_its_progress_to_100_percent_then_the_plays_table(page):
     assert "8/5 6/5" in page.inner_text("#rollout tr.best") and page.locator("#rollout tbody tr").count() == 3
     assert "108 games each (truncated at 5 turns, variance-reduced)" in page.inner_text("#rollout h3")
     assert page.is_enabled("#rollout-button")
+    page.click("#cube-rollout-button")  # the cube actions of the same position, at the same level
+    page.wait_for_selector("#cube-rollout table", timeout=60_000)
+    assert "216 of 216 games (100%)" in page.inner_text("#cube-rollout .progress")
+    assert page.locator("#cube-rollout tbody tr").count() == 3
+    assert "Level R1: no double and double/take rolled out, 108" in page.inner_text("#cube-rollout h3")
+    assert "Proper cube action: No double" in page.inner_text("#cube-rollout")
+    assert page.is_enabled("#cube-rollout-button") and page.is_enabled("#rollout-button")
 
 
 # -- what a player sees (issue 32) ------------------------------------------------------------------

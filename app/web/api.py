@@ -9,7 +9,9 @@ it leads to) with :func:`engine.records.svg.board_svg`; it, eval, hint and cube 
 who is who and which rules are in force (:func:`engine.records.formats.describe_state`).
 ``/api/games`` plays against the bot (:mod:`app.web.games`). ``/api/rollout`` returns what ``gammon hint
 --rollout --json`` prints (:func:`app.analyse.rollout_report`); ``/api/rollouts`` runs the same rollout as a job
-(:mod:`app.web.jobs`) that the page polls for its progress. The interactive API documentation is at ``/docs``.
+(:mod:`app.web.jobs`) that the page polls for its progress. ``/api/cube-rollout`` and ``/api/cube-rollouts`` do the
+same for ``gammon cube --rollout --json`` (no double and double/take rolled out with the same dice); their jobs are
+polled at ``/api/rollouts/{id}`` too. The interactive API documentation is at ``/docs``.
 
 The analyses (eval, hint, cube, analyze, the rollouts) run on ``ANALYSIS_THREADS`` threads of their own, with one
 analyst per variant, loaded once: the memory a search used stays with the thread that searched, so
@@ -53,6 +55,7 @@ from pydantic import BaseModel, Field
 from gammon.app.analyse import (
     ROLLOUT_DEFAULTS,
     cube_report,
+    cube_rollout_json,
     eval_report,
     hint_report,
     level_settings,
@@ -100,6 +103,9 @@ MoneyRule = Annotated[bool | None, Query(description="money play: on or off (def
 LevelName = Annotated[Literal[tuple(LEVELS)] | None, Query(description="a named rollout level: " + "; ".join(
     f"{name}: the best {level.candidates} plays, {level.games} games, {level.truncate} turns, variance-reduced"
     for name, level in LEVELS.items()) + "; it sets top, games, truncate and vr")]
+CubeLevelName = Annotated[Literal[tuple(LEVELS)] | None, Query(description="a named rollout level: " + "; ".join(
+    f"{name}: {level.games} games, {level.truncate} turns, variance-reduced" for name, level in LEVELS.items())
+    + "; it sets games, truncate and vr")]
 RolloutPlays = Annotated[int | None, Query(ge=1, le=MAX_ROLLOUT_PLAYS, description="plays to roll out (default 4)")]
 RolloutGames = Annotated[int | None, Query(ge=36, le=MAX_ROLLOUT_GAMES, multiple_of=36,
                                            description="games a play, a multiple of 36 (default 1296)")]
@@ -185,6 +191,39 @@ def rollout_asked(position: PositionText, dice: DiceText = None, ply: Ply = POSI
     board, state = position_in_variant(position, variant)
     return RolloutAsked(position, board, with_rules(state, jacoby, beavers), dice_for(roll(dice), state), ply,
                         variant, met, settings)
+
+
+@dataclass(frozen=True)
+class CubeRolloutAsked:
+    """A cube rollout asked for, read and checked: the position and :func:`app.analyse.cube_rollout_json`'s
+    settings (level, games, seed, truncate, vr)."""
+
+    position: str
+    board: np.ndarray
+    state: MatchState | None
+    variant: str
+    met: str
+    settings: dict
+
+    def games_total(self) -> int:
+        return 2 * self.settings["games"]  # no double and double/take
+
+
+def cube_rollout_asked(position: PositionText, variant: VariantName = "standard", level: CubeLevelName = None,
+                       games: RolloutGames = None, truncate: Truncation = None, vr: VarianceReduced = None,
+                       seed: Seed = None, met: MetName = DEFAULT_MET, jacoby: MoneyRule = None,
+                       beavers: MoneyRule = None) -> CubeRolloutAsked:
+    """``gammon cube --rollout``'s arguments as the query gives them, or ``--level``'s (which takes no others)."""
+    given = {name: value for name, value in (("games", games), ("truncate", truncate), ("vr", vr), ("seed", seed))
+             if value is not None}
+    if level and given:
+        raise GammonError(f"level {level} sets the games, truncation and variance reduction of the rollout; "
+                          f"drop {', '.join(given)}")
+    chosen = ({key: value for key, value in level_settings(level).items() if key != "top"} if level else given)
+    settings = {"level": level, **{key: ROLLOUT_DEFAULTS[key] for key in ("games", "seed", "truncate", "vr")},
+                **chosen}
+    board, state = position_in_variant(position, variant)
+    return CubeRolloutAsked(position, board, with_rules(state, jacoby, beavers), variant, met, settings)
 
 
 def position_after(text: str, play: LegalPlay, state: MatchState | None, rules: Variant) -> str:
@@ -353,6 +392,27 @@ def create_app(model: str = "default") -> FastAPI:
         analyst(asked.variant)  # a variant without a net is refused now, not at the page's first poll
         job = rollouts.new(asked.games_total())
         rolling.submit(job.run, functools.partial(rolled_out, asked))
+        return job.snapshot()
+
+    def cube_rolled_out(asked: CubeRolloutAsked, progress=None) -> dict:
+        with using_met(asked.met):
+            return cube_rollout_json(analyst(asked.variant), asked.position, asked.board, asked.state,
+                                     **asked.settings, progress=progress)
+
+    @app.get("/api/cube-rollout")
+    async def cube_rollout(asked: Annotated[CubeRolloutAsked, Depends(cube_rollout_asked)]):
+        """No double and double/take rolled out with the same dice (money, or EMG at the match score): ``gammon
+        cube --rollout --json``, or with ``level``, ``--level``'s. On the rollouts' own thread, as a job."""
+        job = rollouts.new(asked.games_total(), polled=False)
+        await asyncio.wrap_future(rolling.submit(job.run, functools.partial(cube_rolled_out, asked)))
+        return job.snapshot()["result"]
+
+    @app.post("/api/cube-rollouts", status_code=202)
+    def start_cube_rollout(asked: Annotated[CubeRolloutAsked, Depends(cube_rollout_asked)]):
+        """``/api/cube-rollout``'s rollout as a job, answered at once; ``GET /api/rollouts/{id}`` follows it."""
+        analyst(asked.variant)
+        job = rollouts.new(asked.games_total())
+        rolling.submit(job.run, functools.partial(cube_rolled_out, asked))
         return job.snapshot()
 
     @app.get("/api/rollouts/{job_id}")

@@ -184,7 +184,7 @@ function positionParams() {
 const boardSummary = (board) => `Pips: X ${board.pips[0]}, O ${board.pips[1]}. ${board.situation}.`;
 
 function clearResults() {
-  for (const id of ["hints", "rollout", "cube-advice", "evaluation", "race"]) $(id).replaceChildren();
+  for (const id of ["hints", "rollout", "cube-advice", "cube-rollout", "evaluation", "race"]) $(id).replaceChildren();
   analysis.rollout = null;
 }
 
@@ -288,22 +288,57 @@ function drawRollout(job, params) {
   $("rollout").replaceChildren(heading, rolloutProgress(job), ...done);
 }
 
-async function rollOut() {
-  const params = { ...await typedPosition(), dice: $("dice").value.trim(), ply: $("ply").value,
-    level: $("level").value };
-  $("rollout-button").disabled = true; // one rollout at a time from this page: each holds an analysis thread
+const ROLLOUT_BUTTONS = ["rollout-button", "cube-rollout-button"];
+
+// A rollout job started on the server (POST ``path``), drawn by ``draw(job)`` at each poll until it is done.
+async function follow(path, params, draw) {
+  for (const id of ROLLOUT_BUTTONS) $(id).disabled = true; // one rollout at a time: each holds the rollout thread
   try {
-    let job = await request(`/api/rollouts?${query(params)}`, { method: "POST" });
+    let job = await request(`${path}?${query(params)}`, { method: "POST" });
     analysis.rollout = job.id;
     while (analysis.rollout === job.id) { // another position shown stops the drawing (the server's job ends alone)
-      drawRollout(job, params);
+      draw(job);
       if (job.done) break;
       await pause(POLL_MS);
       job = await get(`/api/rollouts/${job.id}`, {});
     }
   } finally {
-    $("rollout-button").disabled = false;
+    for (const id of ROLLOUT_BUTTONS) $(id).disabled = false;
   }
+}
+
+async function rollOut() {
+  const params = { ...await typedPosition(), dice: $("dice").value.trim(), ply: $("ply").value,
+    level: $("level").value };
+  await follow("/api/rollouts", params, (job) => drawRollout(job, params));
+}
+
+// No double and double/take rolled out with the same dice, each with its 95% half-width; double/pass is 1.
+function cubeRolloutTable(report) {
+  const half = ([low, high]) => "± " + ((high - low) / 2).toFixed(3);
+  const rows = [["No double", signed(report.no_double), half(report.no_double_ci95)],
+    ["Double, take", signed(report.double_take), half(report.double_take_ci95)],
+    ["Double, pass", signed(report.double_pass), ""]].map((cells) => ({ cells }));
+  const how = (report.truncate ? `truncated at ${report.truncate} turns` : "played to the end")
+    + (report.variance_reduced ? ", variance-reduced" : "");
+  const heading = make("h3", {}, `${report.level ? `Level ${report.level}: n` : "N"}o double and double/take `
+    + `rolled out, ${report.games} cubeful games each with the same dice (${how}); equity per unit of the cube, `
+    + "with 95% intervals");
+  return [heading, table(["Action", "Equity", "± 95%"], rows),
+    make("p", {}, `Double/take less no double, game by game: ${signed(report.double_take - report.no_double)} `
+      + half(report.take_less_no_double_ci95)),
+    make("p", { class: "status" }, `Proper cube action: ${report.verdict}`)];
+}
+
+function drawCubeRollout(job, params) {
+  const [heading, ...done] = job.done ? cubeRolloutTable(job.result)
+    : [make("h3", {}, `Rolling out the cube actions (${params.level})…`)];
+  $("cube-rollout").replaceChildren(heading, rolloutProgress(job), ...done);
+}
+
+async function rollOutCube() {
+  const params = { ...await shownPosition(), level: $("level").value };
+  await follow("/api/cube-rollouts", params, (job) => drawCubeRollout(job, params));
 }
 
 async function showCube() {
@@ -693,6 +728,7 @@ function wire() {
   onSubmit("analysis-form", "position-message", showHints);
   onClick("rollout-button", "position-message", rollOut);
   onClick("cube-button", "position-message", showCube);
+  onClick("cube-rollout-button", "position-message", rollOutCube);
   onClick("eval-button", "position-message", showEvaluation);
   onClick("race-button", "position-message", showRace);
 
