@@ -158,29 +158,44 @@ async def read_upload(request: Request) -> bytes:
 
 
 @dataclass(frozen=True)
-class RolloutAsked:
-    """A rollout asked for, read and checked: the position, the roll, the search that picks the plays, and
-    :func:`app.analyse.rollout_report`'s ``settings`` (top, games, seed, truncate, truncate_ply, vr)."""
+class PositionAsked:
+    """A position asked about, read and checked, with what it is judged under: its variant, the match equity
+    table and (money play) the Jacoby and beaver rules, as the command line's options give them."""
 
     position: str
     board: np.ndarray
     state: MatchState | None
-    dice: tuple[int, int]
-    plies: int
     variant: str
     met: str
+
+
+def position_asked(position: PositionText, variant: VariantName = "standard", met: MetName = DEFAULT_MET,
+                   jacoby: MoneyRule = None, beavers: MoneyRule = None) -> PositionAsked:
+    board, state = position_in_variant(position, variant)
+    return PositionAsked(position, board, with_rules(state, jacoby, beavers), variant, met)
+
+
+Position = Annotated[PositionAsked, Depends(position_asked)]
+
+
+@dataclass(frozen=True)
+class RolloutAsked:
+    """A rollout asked for, read and checked: the position, the roll, the search that picks the plays, and
+    :func:`app.analyse.rollout_report`'s ``settings`` (top, games, seed, truncate, truncate_ply, vr)."""
+
+    at: PositionAsked
+    dice: tuple[int, int]
+    plies: int
     settings: dict
 
     def games_total(self) -> int:
         """Every game of every play rolled out (a roll may have fewer plays than ``top``): the progress's end."""
-        return rollout_games_total(self.board, self.dice, self.variant, self.settings)
+        return rollout_games_total(self.at.board, self.dice, self.at.variant, self.settings)
 
 
-def rollout_asked(position: PositionText, dice: DiceText = None, ply: Ply = POSITION_PLY,
-                  variant: VariantName = "standard", level: LevelName = None, top: RolloutPlays = None,
-                  games: RolloutGames = None, truncate: Truncation = None, vr: VarianceReduced = None,
-                  seed: Seed = None, met: MetName = DEFAULT_MET, jacoby: MoneyRule = None,
-                  beavers: MoneyRule = None) -> RolloutAsked:
+def rollout_asked(at: Position, dice: DiceText = None, ply: Ply = POSITION_PLY, level: LevelName = None,
+                  top: RolloutPlays = None, games: RolloutGames = None, truncate: Truncation = None,
+                  vr: VarianceReduced = None, seed: Seed = None) -> RolloutAsked:
     """``gammon hint --rollout``'s arguments as the query gives them, or ``--level``'s (which takes no others)."""
     given = {name: value for name, value in (("top", top), ("games", games), ("truncate", truncate), ("vr", vr),
                                              ("seed", seed)) if value is not None}
@@ -188,9 +203,7 @@ def rollout_asked(position: PositionText, dice: DiceText = None, ply: Ply = POSI
         raise GammonError(f"level {level} sets the plays, games and truncation of the rollout; "
                           f"drop {', '.join(given)}")
     settings = {**ROLLOUT_DEFAULTS, **(level_settings(level) if level else given)}
-    board, state = position_in_variant(position, variant)
-    return RolloutAsked(position, board, with_rules(state, jacoby, beavers), dice_for(roll(dice), state), ply,
-                        variant, met, settings)
+    return RolloutAsked(at, dice_for(roll(dice), at.state), ply, settings)
 
 
 @dataclass(frozen=True)
@@ -198,21 +211,16 @@ class CubeRolloutAsked:
     """A cube rollout asked for, read and checked: the position and :func:`app.analyse.cube_rollout_json`'s
     settings (level, games, seed, truncate, vr)."""
 
-    position: str
-    board: np.ndarray
-    state: MatchState | None
-    variant: str
-    met: str
+    at: PositionAsked
     settings: dict
 
     def games_total(self) -> int:
         return 2 * self.settings["games"]  # no double and double/take
 
 
-def cube_rollout_asked(position: PositionText, variant: VariantName = "standard", level: CubeLevelName = None,
-                       games: RolloutGames = None, truncate: Truncation = None, vr: VarianceReduced = None,
-                       seed: Seed = None, met: MetName = DEFAULT_MET, jacoby: MoneyRule = None,
-                       beavers: MoneyRule = None) -> CubeRolloutAsked:
+def cube_rollout_asked(at: Position, level: CubeLevelName = None, games: RolloutGames = None,
+                       truncate: Truncation = None, vr: VarianceReduced = None,
+                       seed: Seed = None) -> CubeRolloutAsked:
     """``gammon cube --rollout``'s arguments as the query gives them, or ``--level``'s (which takes no others)."""
     given = {name: value for name, value in (("games", games), ("truncate", truncate), ("vr", vr), ("seed", seed))
              if value is not None}
@@ -222,8 +230,7 @@ def cube_rollout_asked(position: PositionText, variant: VariantName = "standard"
     chosen = ({key: value for key, value in level_settings(level).items() if key != "top"} if level else given)
     settings = {"level": level, **{key: ROLLOUT_DEFAULTS[key] for key in ("games", "seed", "truncate", "vr")},
                 **chosen}
-    board, state = position_in_variant(position, variant)
-    return CubeRolloutAsked(position, board, with_rules(state, jacoby, beavers), variant, met, settings)
+    return CubeRolloutAsked(at, settings)
 
 
 def position_after(text: str, play: LegalPlay, state: MatchState | None, rules: Variant) -> str:
@@ -353,27 +360,24 @@ def create_app(model: str = "default") -> FastAPI:
 
     @app.get("/api/eval")
     @on_analysis_thread
-    def evaluate(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard",
-                 met: MetName = DEFAULT_MET, jacoby: MoneyRule = None, beavers: MoneyRule = None):
+    def evaluate(at: Position, ply: Ply = POSITION_PLY):
         """Cubeless probabilities, cubeless and cubeful equity at 0..ply: ``gammon eval --json``."""
-        board, state = position_in_variant(position, variant)
-        with using_met(met):
-            return eval_report(analyst(variant), position, board, with_rules(state, jacoby, beavers), ply)
+        with using_met(at.met):
+            return eval_report(analyst(at.variant), at.position, at.board, at.state, ply)
 
     @app.get("/api/hint")
     @on_analysis_thread
-    def hint(position: PositionText, dice: DiceText = None, ply: Ply = POSITION_PLY, variant: VariantName = "standard",
-             met: MetName = DEFAULT_MET, jacoby: MoneyRule = None, beavers: MoneyRule = None):
+    def hint(at: Position, dice: DiceText = None, ply: Ply = POSITION_PLY):
         """Every legal play ranked by cubeful equity (EMG in a match): ``gammon hint --json``."""
-        board, state = position_in_variant(position, variant)
-        with using_met(met):
-            return hint_report(analyst(variant), position, board, with_rules(state, jacoby, beavers),
-                               dice_for(roll(dice), state), ply)
+        with using_met(at.met):
+            return hint_report(analyst(at.variant), at.position, at.board, at.state, dice_for(roll(dice), at.state),
+                               ply)
 
     def rolled_out(asked: RolloutAsked, progress=None) -> dict:
-        with using_met(asked.met):
-            return rollout_report(analyst(asked.variant), asked.position, asked.board, asked.state, asked.dice,
-                                  asked.plies, **asked.settings, progress=progress)
+        at = asked.at
+        with using_met(at.met):
+            return rollout_report(analyst(at.variant), at.position, at.board, at.state, asked.dice, asked.plies,
+                                  **asked.settings, progress=progress)
 
     @app.get("/api/rollout")
     async def rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
@@ -389,15 +393,16 @@ def create_app(model: str = "default") -> FastAPI:
     def start_rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
         """``/api/rollout``'s rollout as a job, answered at once: its ``id``, ``done``, ``games_done`` and
         ``games_total``; ``GET /api/rollouts/{id}`` follows it to its ``result``."""
-        analyst(asked.variant)  # a variant without a net is refused now, not at the page's first poll
+        analyst(asked.at.variant)  # a variant without a net is refused now, not at the page's first poll
         job = rollouts.new(asked.games_total())
         rolling.submit(job.run, functools.partial(rolled_out, asked))
         return job.snapshot()
 
     def cube_rolled_out(asked: CubeRolloutAsked, progress=None) -> dict:
-        with using_met(asked.met):
-            return cube_rollout_json(analyst(asked.variant), asked.position, asked.board, asked.state,
-                                     **asked.settings, progress=progress)
+        at = asked.at
+        with using_met(at.met):
+            return cube_rollout_json(analyst(at.variant), at.position, at.board, at.state, **asked.settings,
+                                     progress=progress)
 
     @app.get("/api/cube-rollout")
     async def cube_rollout(asked: Annotated[CubeRolloutAsked, Depends(cube_rollout_asked)]):
@@ -410,7 +415,7 @@ def create_app(model: str = "default") -> FastAPI:
     @app.post("/api/cube-rollouts", status_code=202)
     def start_cube_rollout(asked: Annotated[CubeRolloutAsked, Depends(cube_rollout_asked)]):
         """``/api/cube-rollout``'s rollout as a job, answered at once; ``GET /api/rollouts/{id}`` follows it."""
-        analyst(asked.variant)
+        analyst(asked.at.variant)
         job = rollouts.new(asked.games_total())
         rolling.submit(job.run, functools.partial(cube_rolled_out, asked))
         return job.snapshot()
@@ -423,12 +428,10 @@ def create_app(model: str = "default") -> FastAPI:
 
     @app.get("/api/cube")
     @on_analysis_thread
-    def cube(position: PositionText, ply: Ply = POSITION_PLY, variant: VariantName = "standard",
-             met: MetName = DEFAULT_MET, jacoby: MoneyRule = None, beavers: MoneyRule = None):
+    def cube(at: Position, ply: Ply = POSITION_PLY):
         """No double / double, take / double, pass, with the equities (and MWC in a match): ``gammon cube --json``."""
-        board, state = position_in_variant(position, variant)
-        with using_met(met):
-            return cube_report(analyst(variant), position, board, with_rules(state, jacoby, beavers), ply)
+        with using_met(at.met):
+            return cube_report(analyst(at.variant), at.position, at.board, at.state, ply)
 
     @app.get("/api/race")
     @on_analysis_thread
