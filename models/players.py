@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -110,8 +111,17 @@ def load_analyst(spec: str, seed: int = 0, variant: str | Variant = "standard", 
     return WithBearoff(player)
 
 
-@cache
+_LOADING = threading.Lock()  # functools.cache does not lock: threads asking at once would each load a net
+
+
 def shared_analyst(spec: str, variant: str = "standard"):
-    """``load_analyst(spec, variant=variant)``, loaded once per process: for servers and pool workers,
-    which answer many requests with one net (its evaluations are read-only, so sharing is safe)."""
+    """``load_analyst(spec, variant=variant)``, loaded once per process, whichever thread asks first: for servers,
+    pool workers and runner threads, which answer many requests with one net (its evaluations are read-only,
+    so sharing is safe)."""
+    with _LOADING:
+        return _loaded_analyst(spec, variant)
+
+
+@cache
+def _loaded_analyst(spec: str, variant: str):
     return load_analyst(spec, variant=variant)

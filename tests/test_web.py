@@ -622,7 +622,7 @@ def test_concurrent_analyses_share_one_analyst_on_a_fixed_few_threads(monkeypatc
                 running -= 1
 
     monkeypatch.setattr(api, "cube_report", watched)
-    players.shared_analyst.cache_clear()  # the first requests race to load the net
+    players._loaded_analyst.cache_clear()  # the first requests race to load the net
     positions = [OPENING, MATCH_CUBE, "w25HwABWm8EBBg", "tnXAAQbDbkfAAA"] * 2
     with TestClient(api.create_app()) as fresh, ThreadPoolExecutor(len(positions)) as requests:
         answers = list(requests.map(lambda p: fresh.get("/api/cube", params={"position": p, "ply": 2}), positions))

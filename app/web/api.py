@@ -38,7 +38,6 @@ import argparse
 import asyncio
 import functools
 import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, replace
@@ -268,7 +267,6 @@ def create_app(model: str = "default") -> FastAPI:
     analyses = ThreadPoolExecutor(ANALYSIS_THREADS, thread_name_prefix="gammon-analysis")
     # Rollouts take seconds to minutes: a thread of their own, so that hints and cube answers never wait behind them.
     rolling = ThreadPoolExecutor(1, thread_name_prefix="gammon-rollout")
-    loading = threading.Lock()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -282,8 +280,7 @@ def create_app(model: str = "default") -> FastAPI:
                   lifespan=lifespan)
 
     def analyst(variant: str):
-        with loading:  # functools.cache does not lock: requests arriving together would each load a net
-            return shared_analyst(model, variant)
+        return shared_analyst(model, variant)
 
     async def analysed(work, *args, **kwargs):
         """``work(*args, **kwargs)`` on one of the ANALYSIS_THREADS (in turn), the event loop free meanwhile."""
