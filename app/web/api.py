@@ -282,6 +282,12 @@ def create_app(model: str = "default") -> FastAPI:
     def analyst(variant: str):
         return shared_analyst(model, variant)
 
+    def judged(report, at: PositionAsked, *args, **kwargs):
+        """``report(net, position, board, state, ...)``, the command line's answer, by the variant's net under
+        the match equity table asked for."""
+        with using_met(at.met):
+            return report(analyst(at.variant), at.position, at.board, at.state, *args, **kwargs)
+
     async def analysed(work, *args, **kwargs):
         """``work(*args, **kwargs)`` on one of the ANALYSIS_THREADS (in turn), the event loop free meanwhile."""
         return await asyncio.get_running_loop().run_in_executor(analyses, functools.partial(work, *args, **kwargs))
@@ -359,22 +365,16 @@ def create_app(model: str = "default") -> FastAPI:
     @on_analysis_thread
     def evaluate(at: Position, ply: Ply = POSITION_PLY):
         """Cubeless probabilities, cubeless and cubeful equity at 0..ply: ``gammon eval --json``."""
-        with using_met(at.met):
-            return eval_report(analyst(at.variant), at.position, at.board, at.state, ply)
+        return judged(eval_report, at, ply)
 
     @app.get("/api/hint")
     @on_analysis_thread
     def hint(at: Position, dice: DiceText = None, ply: Ply = POSITION_PLY):
         """Every legal play ranked by cubeful equity (EMG in a match): ``gammon hint --json``."""
-        with using_met(at.met):
-            return hint_report(analyst(at.variant), at.position, at.board, at.state, dice_for(roll(dice), at.state),
-                               ply)
+        return judged(hint_report, at, dice_for(roll(dice), at.state), ply)
 
     def rolled_out(asked: RolloutAsked, progress=None) -> dict:
-        at = asked.at
-        with using_met(at.met):
-            return rollout_report(analyst(at.variant), at.position, at.board, at.state, asked.dice, asked.plies,
-                                  **asked.settings, progress=progress)
+        return judged(rollout_report, asked.at, asked.dice, asked.plies, **asked.settings, progress=progress)
 
     @app.get("/api/rollout")
     async def rollout(asked: Annotated[RolloutAsked, Depends(rollout_asked)]):
@@ -396,10 +396,7 @@ def create_app(model: str = "default") -> FastAPI:
         return job.snapshot()
 
     def cube_rolled_out(asked: CubeRolloutAsked, progress=None) -> dict:
-        at = asked.at
-        with using_met(at.met):
-            return cube_rollout_json(analyst(at.variant), at.position, at.board, at.state, **asked.settings,
-                                     progress=progress)
+        return judged(cube_rollout_json, asked.at, **asked.settings, progress=progress)
 
     @app.get("/api/cube-rollout")
     async def cube_rollout(asked: Annotated[CubeRolloutAsked, Depends(cube_rollout_asked)]):
@@ -427,8 +424,7 @@ def create_app(model: str = "default") -> FastAPI:
     @on_analysis_thread
     def cube(at: Position, ply: Ply = POSITION_PLY):
         """No double / double, take / double, pass, with the equities (and MWC in a match): ``gammon cube --json``."""
-        with using_met(at.met):
-            return cube_report(analyst(at.variant), at.position, at.board, at.state, ply)
+        return judged(cube_report, at, ply)
 
     @app.get("/api/race")
     @on_analysis_thread
