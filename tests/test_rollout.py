@@ -314,6 +314,23 @@ def test_later_rolls_of_variance_reduced_games_are_rotated_through_the_36_rolls(
     assert not np.array_equal(turns[0], turns[1]) and not np.array_equal(turns[0][:36], turns[0][36:72])
 
 
+def test_variance_reduced_cubeful_games_draw_rotated_rolls_and_plain_ones_uniform_rolls(monkeypatch):
+    from gammon.engine.cube.state import Cube
+
+    drawn = []
+    real = rollout_module._rotated_rolls
+
+    def spy(rng, n):
+        drawn.append(real(rng, n))
+        return drawn[-1]
+
+    monkeypatch.setattr(rollout_module, "_rotated_rolls", spy)
+    cubeful_rollout(PipEvaluator(), starting_board(), Cube(), games=72, seed=1, truncate=4)
+    assert not drawn
+    cubeful_rollout(PipEvaluator(), starting_board(), Cube(), games=72, seed=1, truncate=4, reduce_variance=True)
+    assert drawn and all(len(np.unique(rolls[:36], axis=0)) == 36 for rolls in drawn)
+
+
 def test_rollout_settings_are_checked_in_the_engine_too():
     for settings, fault in (({"truncate": 0}, "1 turn or more"), ({"search": (3, 2)}, "1- or 2-ply"),
                             ({"search": (1, 0)}, "1- or 2-ply")):

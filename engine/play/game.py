@@ -159,7 +159,8 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
          opening: np.ndarray | None = None, record: bool = False, stop_after: int | None = None,
          until_games: int | None = None,
          progress: Callable[[int], None] | None = None, watch: Callable[[GameEvent], None] | None = None,
-         before_move: BeforeMove | None = None, cube_decided: bool = False, max_turns: int = 100_000) -> GameResults:
+         before_move: BeforeMove | None = None, cube_decided: bool = False,
+         roll: Callable[[np.random.Generator, int], np.ndarray] | None = None, max_turns: int = 100_000) -> GameResults:
     """Play ``n`` money games (or ``n`` matches when ``rules.match_length``) between ``players[0]`` and ``players[1]``.
 
     The one game loop: games, rollouts and matches all come here. A player
@@ -179,7 +180,8 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
     then holds the score after it). ``first_dice`` (n, 2) is the first roll when given; ``opening``
     (n,) marks the slots whose next move is a game's first (an opening roll, no cube); ``cube_decided``:
     player 0 has made his cube decision already (not to double), so his first roll comes without one
-    (a cube rollout's no double).
+    (a cube rollout's no double). ``roll(rng, n)`` draws each pass's (n, 2) dice instead of uniform ones
+    (quasi-random dice: a variance-reduced cubeful rollout's).
     ``record`` keeps each money game turn by turn. ``stop_after`` ends each game after
     that many turns. ``until_games`` keeps every slot busy: a finished money game starts
     again in its slot until that many games have finished, and the others stop where they
@@ -222,7 +224,7 @@ def play(players: tuple[Player, Player], n: int, seed: int | None = 0, rules: Ru
             break
         for sides in ((0, 1),) if together else ((0,), (1,)):
             side = sides[0]
-            fresh = rng.integers(1, 7, size=(n, 2))
+            fresh = rng.integers(1, 7, size=(n, 2)) if roll is None else roll(rng, n)
             if not rules.money or until_games is not None:
                 table.openings, _ = opening_rolls(rng, n)
             mine = np.flatnonzero(table.active & np.isin(table.player, sides))

@@ -278,8 +278,9 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
     same dice from the same seed whatever the cube: two cube actions are compared game by game.
     ``store`` keeps finished chunks, as in :func:`rollout_games`; ``cube_plies``: how deep the players search
     their cube decisions (checker plays stay 0-ply); ``reduce_variance``: each game less the luck of its rolls
-    (:func:`_luck_of_rolls`); ``truncate``: games stop after that many turns, scored by the evaluator
-    (:func:`_stopped_values`), and ``truncated`` counts them; ``search`` (plies, turns): the first turns of each
+    (:func:`_luck_of_rolls`), its later rolls rotated through the 36 (:func:`_rotated_rolls`); ``truncate``:
+    games stop after that many turns, scored by the evaluator (:func:`_stopped_values`), and ``truncated``
+    counts them; ``search`` (plies, turns): the first turns of each
     game (both players') by the search that deep, the rest at 0-ply; ``truncate_plies``: the stopped games
     judged by the search that deep; ``until``: stop once the 95% half-width is that or less, looked at every
     :data:`STOP_CHECK` games (the chunks' size then). ``doubles_first`` False: the player on roll has
@@ -311,7 +312,7 @@ def _cubeful_games(evaluator, board, cube: Cube, games: int, seed: int, progress
                           start_cube=cube, first_dice=ORDERED_ROLLS[(first + np.arange(n)) % 36],
                           cube_decided=not doubles_first,
                           before_move=_luck_of_rolls(evaluator, per, luck) if reduce_variance else None,
-                          stop_after=truncate)
+                          roll=_rotated_rolls if reduce_variance else None, stop_after=truncate)
             if cube.money:
                 values = np.asarray(result.points, dtype=np.float64) / per.value
             else:  # the points won in the game, by the score it left, and what they make of the match
