@@ -166,10 +166,10 @@ def cube_actions(no_double, double_take, double_pass, beavers=False) -> tuple[np
     return doubles, answer
 
 
-def best_cube_value(no_double: float, double_take: float, double_pass: float) -> float:
+def best_cube_value(no_double, double_take, double_pass):
     """What the position is worth to the player on roll when he and the taker both choose best (:func:`cube_actions`):
-    max(no double, min(double/take, double/pass))."""
-    return max(no_double, min(double_take, double_pass))
+    max(no double, min(double/take, double/pass)); numbers or arrays."""
+    return np.maximum(no_double, np.minimum(double_take, double_pass))
 
 
 def best_cube_words(no_double: float, double_take: float, double_pass: float) -> tuple[str, str]:

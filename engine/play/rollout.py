@@ -28,7 +28,7 @@ import numpy as np
 from gammon.engine.cube.decisions import cubeful_as_is, no_double_reason
 from gammon.engine.cube.match import cubeful_mwc, from_emg, to_emg
 from gammon.engine.cube.money import cube_efficiency, cubeful_equity
-from gammon.engine.cube.state import Cube, verdict
+from gammon.engine.cube.state import Cube, best_cube_value, verdict
 from gammon.engine.errors import GammonError
 from gammon.engine.play.game import BeforeMove, Rules, play, play_games
 from gammon.engine.play.players import Cubeless, EvaluatorPlayer
@@ -344,13 +344,21 @@ def _stopped_values(evaluator, result, slots: np.ndarray, rules: Rules, start: C
     boards = result.boards[slots]
     probs = _truncation_estimate(evaluator, boards, plies)
     x = cube_efficiency(boards, geometry=evaluator.variant.geometry)
+    who = result.on_roll[slots]
+    cubes = [Cube.seen_by(int(w), int(result.cube[s]), int(result.owner[s]), rules.match_length, score,
+                          start.crawford, jacoby=start.jacoby, beavers=start.beavers) for w, s in zip(who, slots)]
     values = np.empty(len(slots))
-    for row, slot in enumerate(slots):
-        who = int(result.on_roll[slot])
-        cube = Cube.seen_by(who, int(result.cube[slot]), int(result.owner[slot]), rules.match_length, score,
-                            start.crawford, jacoby=start.jacoby, beavers=start.beavers)
-        values[row] = _for_player0(_cubeful_on_roll(probs[row], cube, x[row]), who, cube, per)
+    for cube, rows in _rows_by_cube(cubes).items():
+        values[rows] = _for_player0(_cubeful_on_roll(probs[rows], cube, x[rows]), who[rows], cube, per)
     return values
+
+
+def _rows_by_cube(cubes: list[Cube]) -> dict[Cube, np.ndarray]:
+    """The rows of each distinct cube among ``cubes`` (a rollout's games hold a few: values, owners, sides)."""
+    rows: dict[Cube, list[int]] = {}
+    for row, cube in enumerate(cubes):
+        rows.setdefault(cube, []).append(row)
+    return {cube: np.array(found) for cube, found in rows.items()}
 
 
 def _cubeful_on_roll(probs: np.ndarray, cube: Cube, x) -> np.ndarray:
@@ -364,7 +372,7 @@ def _cubeful_on_roll(probs: np.ndarray, cube: Cube, x) -> np.ndarray:
         double_take = cubeful_equity(probs, cube.doubled(), x) / cube.value
     else:
         double_take = to_emg(cubeful_mwc(probs, cube.doubled(), x), cube)
-    return np.maximum(no_double, np.minimum(double_take, 1.0))
+    return best_cube_value(no_double, double_take, 1.0)
 
 
 def _luck_of_rolls(evaluator, per: Cube, luck: np.ndarray) -> BeforeMove:
@@ -387,21 +395,20 @@ def _luck_of_rolls(evaluator, per: Cube, luck: np.ndarray) -> BeforeMove:
     def judge(slots, movers, boards, dice, cubes):
         after, best, probs = best_play_of_every_roll(evaluator, boards)
         rolled = roll_index(dice)
-        groups: dict[Cube, list[int]] = {}
-        for row, cube in enumerate(cubes):
-            groups.setdefault(cube, []).append(row)
-        for cube, rows in groups.items():
-            rows = np.array(rows)
+        for cube, rows in _rows_by_cube(cubes).items():
             plays = best[rows].ravel()
             boards, again, chances = after.boards[plays], after.extra_roll[plays], probs[rows].reshape(-1, 5)
             mover = np.repeat(movers[rows], len(ROLL_WEIGHTS))
-            values = _for_player0(play_values(variant, boards, again, chances, cube), mover, cube, per)
             going = ~again & (result_points(boards, variant.checkers, variant.backgammons) == 0)
+            values = np.empty(len(plays))
             if going.any():  # the opponent on roll
                 theirs = variant.geometry.flip(boards[going])
                 x = cube_efficiency(theirs, geometry=variant.geometry)
                 values[going] = _for_player0(_cubeful_on_roll(swap_sides(chances[going]), cube.swapped(), x),
                                              1 - mover[going], cube.swapped(), per)
+            if (~going).any():  # the game over, or the mover rolling again
+                values[~going] = _for_player0(play_values(variant, boards[~going], again[~going], chances[~going],
+                                                          cube), mover[~going], cube, per)
             values = values.reshape(len(rows), -1)
             luck[slots[rows]] += values[np.arange(len(rows)), rolled[rows]] - values @ ROLL_WEIGHTS
 

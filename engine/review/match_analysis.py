@@ -314,7 +314,7 @@ def _cube_judged(d: Decision, nd: float, dt: float, dp: float, **more) -> Judged
     figures = {"no_double": round(nd, 4), "double_take": round(dt, 4), "double_pass": round(dp, 4), **more}
     if d.kind == "cube":
         value = min(dt, dp) if d.doubled else nd
-        loss = best_cube_value(nd, dt, dp) - value
+        loss = float(best_cube_value(nd, dt, dp)) - value
         counted = d.doubled or loss > 0 or min(dt, dp) > nd - ERROR
         error = ("wrong double" if d.doubled else "missed double") if loss > 0 else ""
         return Judged(d, "double" if d.doubled else "no double", best_cube_words(nd, dt, dp)[0], loss, counted,
