@@ -36,7 +36,9 @@ def result_points(boards: np.ndarray, checkers: int, backgammons: bool = True) -
     """Points won by the mover of each afterstate: 0 if it has checkers left (on the board, on
     the bar or still to enter), else 1, 2 or 3 (3 only where the variant has ``backgammons``)."""
     b = np.asarray(boards)
-    won = mover_counts(b).sum(-1) == 0
+    won = ~(mover_counts(b) > 0).any(axis=-1)
+    if not won.any():  # most batches: nothing more to work out
+        return np.zeros(won.shape, dtype=np.int64)
     loser_off = checkers_off(b, checkers)[..., 1]
     loser_in_danger = (b[..., 0] > 0) | np.any(b[..., 1:7] < 0, axis=-1)  # bar, or winner's home board
     if b.shape[-1] > BOARD_SIZE:  # Acey-Deucey: a checker never entered is further back than the bar

@@ -417,7 +417,12 @@ def database_distributions(one: OneSided, counts: np.ndarray) -> RaceDistributio
 
 
 def _padded(dist: np.ndarray, bins: int) -> np.ndarray:
-    return np.pad(dist, ((0, 0), (0, bins - dist.shape[1])))
+    """``dist`` (N, b) widened to ``bins`` columns with zeros (np.pad costs a search more than the copy)."""
+    if dist.shape[1] == bins:
+        return dist
+    out = np.zeros((len(dist), bins), dtype=dist.dtype)
+    out[:, : dist.shape[1]] = dist
+    return out
 
 
 def race_probabilities(mine: RaceDistributions, theirs: RaceDistributions, my_none_off: np.ndarray,
