@@ -112,8 +112,10 @@ def tesauro198_race(boards: np.ndarray) -> np.ndarray:
 
 
 def _both_sides(features, boards: np.ndarray) -> np.ndarray:
+    """The mover's features, then the opponent's: both sides in one batch (half the numpy calls)."""
     b = np.asarray(boards)
-    return np.concatenate([features(b), features(flip(b))], axis=1)
+    both = features(np.concatenate([b, flip(b)]))
+    return np.concatenate([both[: len(b)], both[len(b):]], axis=1)
 
 
 def contact_v1(boards: np.ndarray) -> np.ndarray:
