@@ -66,20 +66,21 @@ def tesauro198(boards: np.ndarray) -> np.ndarray:
     return _tesauro_units(mover_counts(b), opponent_counts(b))
 
 
-def _tesauro_units(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-    """tesauro198 of each side's (N, 25) counts: points 1..24 in its own numbering, then the bar."""
-    off = MAX_CHECKERS - np.stack([mine.sum(1), theirs.sum(1)], axis=1)
-    rest = np.concatenate(
-        [
-            mine[:, 24:25] / 2.0,
-            theirs[:, 24:25] / 2.0,
-            off / 15.0,
-            np.ones((len(mine), 1)),
-            np.zeros((len(mine), 1)),
-        ],
-        axis=1,
-    ).astype(np.float32)
-    return np.concatenate([_point_units(mine[:, :24]), _point_units(theirs[:, :24]), rest], axis=1)
+def _tesauro_units(mine: np.ndarray, theirs: np.ndarray, width: int = 198) -> np.ndarray:
+    """tesauro198 of each side's (N, 25) counts (points 1..24 in its own numbering, then the bar), in the
+    first 198 columns of a new (N, ``width``) float32 array whose other columns the caller fills: an
+    encoding is written in place, not concatenated (the searches encode a hundred thousand boards a hint)."""
+    n = len(mine)
+    out = np.empty((n, width), dtype=np.float32)
+    points = np.concatenate([mine[:, :24], theirs[:, :24]], axis=1).astype(np.intp)
+    out[:, :192] = np.take(_UNITS, points, axis=0).reshape(n, 192)  # as _point_units, both sides at once
+    out[:, 192] = mine[:, 24] / 2.0
+    out[:, 193] = theirs[:, 24] / 2.0
+    out[:, 194] = (MAX_CHECKERS - mine.sum(1)) / 15.0
+    out[:, 195] = (MAX_CHECKERS - theirs.sum(1)) / 15.0
+    out[:, 196] = 1.0
+    out[:, 197] = 0.0
+    return out
 
 
 OFF_UNITS = slice(194, 196)  # tesauro198's borne-off units, the mover's then the opponent's
@@ -93,37 +94,50 @@ def tesauro198_enter(boards: np.ndarray) -> np.ndarray:
     return np.concatenate([units, to_enter / 15, to_enter > 0], axis=1, dtype=np.float32)
 
 
-def _race_units(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+def _race_units(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray) -> None:
     """Pips, their difference, contact and the back checkers, from each side's (N, 25) counts (taken once:
-    the encoding is hot)."""
+    the encoding is hot), written into the six columns of ``out``."""
     pips = np.stack([pips_of(mine), pips_of(theirs)], axis=1).astype(np.float32)
     my_back, their_back = rearmost(mine), rearmost(theirs)
-    contact = ~race_of_back_checkers(np.stack([my_back, their_back], axis=1))
-    return np.stack(
-        [pips[:, 0] / 100, pips[:, 1] / 100, (pips[:, 1] - pips[:, 0]) / 20, contact, my_back / 24, their_back / 24],
-        axis=1,
-    ).astype(np.float32)
+    out[:, 0] = pips[:, 0] / 100
+    out[:, 1] = pips[:, 1] / 100
+    out[:, 2] = (pips[:, 1] - pips[:, 0]) / 20
+    out[:, 3] = ~race_of_back_checkers(np.stack([my_back, their_back], axis=1))  # contact
+    out[:, 4] = my_back / 24
+    out[:, 5] = their_back / 24
+
+
+def _tesauro_race(boards: np.ndarray, width: int) -> np.ndarray:
+    """tesauro198+race in the first 204 columns of a new (N, ``width``) float32 array."""
+    b = np.asarray(boards)
+    mine, theirs = mover_counts(b), opponent_counts(b)
+    out = _tesauro_units(mine, theirs, width)
+    _race_units(mine, theirs, out[:, 198:204])
+    return out
 
 
 def tesauro198_race(boards: np.ndarray) -> np.ndarray:
-    b = np.asarray(boards)
-    mine, theirs = mover_counts(b), opponent_counts(b)
-    return np.concatenate([_tesauro_units(mine, theirs), _race_units(mine, theirs)], axis=1)
+    return _tesauro_race(boards, 204)
 
 
-def _both_sides(features, boards: np.ndarray) -> np.ndarray:
-    """The mover's features, then the opponent's: both sides in one batch (half the numpy calls)."""
+def _both_sides(features, boards: np.ndarray, out: np.ndarray) -> None:
+    """The mover's features, then the opponent's, into ``out``: both sides in one batch (half the numpy calls)."""
     b = np.asarray(boards)
     both = features(np.concatenate([b, flip(b)]))
-    return np.concatenate([both[: len(b)], both[len(b):]], axis=1)
+    k = both.shape[1]
+    out[:, :k], out[:, k:] = both[: len(b)], both[len(b):]
 
 
 def contact_v1(boards: np.ndarray) -> np.ndarray:
-    return np.concatenate([tesauro198_race(boards), _both_sides(contact_features, boards)], axis=1)
+    out = _tesauro_race(boards, 232)
+    _both_sides(contact_features, boards, out[:, 204:])
+    return out
 
 
 def race_v1(boards: np.ndarray) -> np.ndarray:
-    return np.concatenate([tesauro198_race(boards), _both_sides(race_features, boards)], axis=1)
+    out = _tesauro_race(boards, 210)
+    _both_sides(race_features, boards, out[:, 204:])
+    return out
 
 
 ENCODINGS = {
