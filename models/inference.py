@@ -40,6 +40,7 @@ from gammon.engine.rules.board import (
     opponent_counts,
     position_class,
 )
+from gammon.engine.rules.groups import distinct_rows
 from gammon.engine.rules.outcomes import RESULT_POINTS, cumulative_probs, exclusive_results, result_points
 from gammon.engine.rules.variants import STANDARD, Variant, variant_named
 from gammon.engine.search.bearoff import (
@@ -218,18 +219,6 @@ def route(names, boards: np.ndarray) -> list[tuple[str, np.ndarray]]:
         classes = np.where(classes == CRASHED, CONTACT, classes)
     return [(name, np.flatnonzero(classes == CLASS_NAMES.index(name))) for name in names
             if (classes == CLASS_NAMES.index(name)).any()]
-
-
-def distinct_rows(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(first, inverse)``: the index of each distinct board's first row, and each row's distinct board.
-
-    A search's batches repeat afterstates (one play reached by several rolls, one position
-    under different plays of the roll before): each is evaluated once.
-    """
-    rows = np.ascontiguousarray(boards)
-    keys = rows.view(f"V{rows.shape[1] * rows.itemsize}").ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return first, inverse
 
 
 class NumpyModel:

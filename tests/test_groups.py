@@ -4,7 +4,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gammon.engine.rules.groups import best_in_groups, best_k_in_groups
+from gammon.engine.rules import groups
+from gammon.engine.rules.groups import best_in_groups, best_k_in_groups, distinct_rows
 
 values = st.sampled_from([-np.inf, -1.0, 0.0, 0.5, 2.0])  # few distinct values: ties everywhere
 
@@ -41,3 +42,26 @@ def test_best_k_in_groups_keeps_each_groups_first_largest_k(batch, keep, rng):
             members = sorted(np.flatnonzero(group == label), key=lambda i: (-flat[i], i))
             expected[members[:keep]] = True
         assert best_k_in_groups(flat, group, keep).tolist() == expected.tolist()
+
+
+@given(st.lists(st.lists(st.integers(-3, 3), min_size=5, max_size=5), min_size=0, max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_distinct_rows_names_each_distinct_row_once(lists):
+    rows = np.array(lists, dtype=np.int8).reshape(-1, 5)
+    first, inverse = distinct_rows(rows)
+    assert np.array_equal(rows[first][inverse], rows)
+    assert len(first) == len({tuple(r) for r in rows.tolist()})
+
+
+def test_distinct_rows_survives_a_hash_that_collides(monkeypatch):
+    # every row hashing alike, the check against the representative finds it out and sorting takes over
+    monkeypatch.setattr(groups, "_ROW_WEIGHTS", np.zeros(64, dtype=np.uint64))
+    rows = np.array([[1, 2], [2, 1], [1, 2], [0, 0]], dtype=np.int8)
+    first, inverse = distinct_rows(rows)
+    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2]
+
+
+def test_distinct_rows_come_in_the_order_they_first_appear():
+    rows = np.array([[3], [1], [3], [2], [1]], dtype=np.int8)
+    first, inverse = distinct_rows(rows)
+    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2, 1]

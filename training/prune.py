@@ -37,10 +37,10 @@ from tqdm import tqdm
 
 from gammon.engine.rules.board import RACE, flip, position_class
 from gammon.engine.rules.dice import ROLLS
-from gammon.engine.rules.groups import best_k_in_groups
+from gammon.engine.rules.groups import best_k_in_groups, distinct_rows
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import result_points
-from gammon.models.inference import distinct_rows, file_digest, mover_equity
+from gammon.models.inference import file_digest, mover_equity
 from gammon.models.network import ClassNets, TDNet, save_weights
 from gammon.models.players import load_analyst
 from gammon.options import config_from, config_options, model_option

@@ -49,3 +49,69 @@ def best_k_in_groups(values: np.ndarray, group: np.ndarray, keep: int) -> np.nda
         return taken
     chosen[order] = taken
     return chosen
+
+
+# -- distinct rows ---------------------------------------------------------------------------------------
+
+# Odd multipliers for the rounds of the hash table in :func:`_unique` (Fibonacci hashing).
+# Each round settles most rows still pending (about 9 in 10), so 16 rounds see any batch through.
+_TABLE_MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 * (2 * r + 1)) % 2**64) for r in range(16)]
+
+
+def representatives(keys: np.ndarray) -> np.ndarray | None:
+    """For each row, the index of one row of the same hash, the same for all of them; None where 16 rounds
+    left some row unsettled (pathological).
+
+    An open hash table built by scatter: every row writes its index into the slot of its
+    hash and reads back the slot's last writer. A row whose hash equals its writer's has found its
+    representative (rows of one hash share a slot, so they settle together); rows that met a
+    different hash retry in a fresh table with another multiplier. No sort, O(rows).
+    """
+    representative = np.arange(len(keys))
+    pending = representative.copy()
+    for multiplier in _TABLE_MULTIPLIERS:
+        if len(pending) == 0:
+            return representative
+        bits = max(4, (4 * len(pending) - 1).bit_length())
+        slot = ((keys[pending] * multiplier) >> np.uint64(64 - bits)).astype(np.intp)
+        table = np.empty(1 << bits, dtype=np.intp)
+        table[slot] = pending
+        writer = table[slot]
+        settled = keys[writer] == keys[pending]
+        representative[pending[settled]] = writer[settled]
+        pending = pending[~settled]
+    return representative if len(pending) == 0 else None
+
+
+# Random odd weights of a row's cells: a row's hash is the sum of its cells times their weights (mod 2**64).
+_ROW_WEIGHTS = np.random.default_rng(0x6A6E).integers(0, 2**63, size=64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
+
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)`` of a batch of rows of small integers (boards, one side's counts): the index of one
+    row of each distinct row (its first), and each row's distinct row (``rows[first][inverse]`` is ``rows``);
+    the distinct rows come in the order they first appear.
+
+    A search's batches repeat afterstates (one play reached by several rolls, one position
+    under different plays of the roll before): each is evaluated once. Rows are hashed and
+    grouped by :func:`representatives`, every row then checked against its representative;
+    a collision (or a row wider than 64) falls back to sorting.
+    """
+    r = np.ascontiguousarray(rows)
+    if r.shape[1] <= len(_ROW_WEIGHTS):
+        keys = r.astype(np.int64).view(np.uint64) @ _ROW_WEIGHTS[: r.shape[1]]
+        # the last writer of the reversed rows: each row's first copy, so that the distinct rows come in the
+        # order they first appear and a batch holding the same rows is evaluated as the same batch
+        backwards = representatives(keys[::-1])
+        representative = None if backwards is None else len(r) - 1 - backwards[::-1]
+        if representative is not None and np.array_equal(r[representative], r):
+            first = np.flatnonzero(representative == np.arange(len(r)))
+            where = np.empty(len(r), dtype=np.intp)
+            where[first] = np.arange(len(first))
+            return first, where[representative]
+    _, first, inverse = np.unique(r.view(f"V{r.shape[1] * r.itemsize}").ravel(), return_index=True,
+                                  return_inverse=True)
+    order = np.argsort(first)  # sorted rows, put back in the order they first appear
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.ravel()]

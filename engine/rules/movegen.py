@@ -54,6 +54,7 @@ from functools import cached_property, partial
 import numpy as np
 
 from gammon.engine.rules.board import BOARD_SIZE, BoardError, validate_batch
+from gammon.engine.rules.groups import representatives
 from gammon.engine.rules.variants import Variant, variant_named
 
 ROW = 32  # bytes per partial play: 26 board + 4 step sources + 2 dice
@@ -219,36 +220,17 @@ def _same_position(rows: np.ndarray, parent: np.ndarray, a: np.ndarray, b: np.nd
     return not diff.any() and np.array_equal(parent[a], parent[b])
 
 
-# Odd multipliers for the rounds of the hash table in :func:`_unique` (Fibonacci hashing).
-# Each round settles most rows still pending (about 9 in 10), so 16 rounds see any batch through.
-_TABLE_MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 * (2 * r + 1)) % 2**64) for r in range(16)]
-
-
 def _unique(rows: np.ndarray, keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """Indices of one row per distinct (parent, board), in ascending row order.
-
-    An open hash table built by scatter: every row writes its index into the slot of its
-    hash and reads back the slot's last writer. A row whose hash equals its writer's is a
-    duplicate of that row (checked byte for byte) or the writer itself; rows that met a
-    different hash retry in a fresh table with another multiplier. No sort, O(rows).
-    """
-    keep = np.zeros(len(keys), dtype=bool)
-    pending = np.arange(len(keys))
-    for multiplier in _TABLE_MULTIPLIERS:
-        bits = max(4, (4 * len(pending) - 1).bit_length())
-        slot = ((keys[pending] * multiplier) >> np.uint64(64 - bits)).astype(np.intp)
-        table = np.empty(1 << bits, dtype=np.intp)
-        table[slot] = pending
-        writer = table[slot]
-        settled = keys[writer] == keys[pending]
-        copies = settled & (writer != pending)
-        if not _same_position(rows, parent, pending[copies], writer[copies]):
-            return _unique_exact(rows, parent)
-        keep[writer[settled]] = True
-        pending = pending[~settled]
-        if len(pending) == 0:
-            return np.flatnonzero(keep)
-    return _unique_exact(rows, parent)  # pathological: equal slots in every round
+    """Indices of one row per distinct (parent, board), in ascending row order: rows of one hash
+    (:func:`engine.rules.groups.representatives`) are checked byte for byte against their representative."""
+    representative = representatives(keys)
+    if representative is None:
+        return _unique_exact(rows, parent)
+    own = representative == np.arange(len(keys))
+    copies = np.flatnonzero(~own)
+    if not _same_position(rows, parent, copies, representative[copies]):
+        return _unique_exact(rows, parent)
+    return np.flatnonzero(own)
 
 
 def _unique_exact(rows: np.ndarray, parent: np.ndarray) -> np.ndarray:
