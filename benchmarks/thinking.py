@@ -13,6 +13,13 @@ hint`` runs) and gnubg-nn's ``best_move`` at the same ply are timed one after th
 on one thread; medians and means of each, and their ratios. gnubg-nn's n-ply is gnubg's: the
 root filter, then each of the 21 rolls played by its pruning nets and full net.
 
+**A whole match.** A 7-point match of the shipped model against gnubg-nn (``gammon match default
+gnubg --length 7 --matches 4 --seed 3 --record``, the first match: six games, kept in
+``benchmarks/data/thinking_match7.mat``) analysed whole at 0 and 2-ply, moves and cube: by
+us (``engine.review.match_analysis.analyse``, in this process) and by GNU Backgammon's own
+``analyse match`` (Debian ``gnubg``, ``set threads 1``, its start and the file's import
+timed alone and taken off), one after the other.
+
 **Commands.** ``gammon eval POS`` and ``gammon hint POS --dice 31`` at their default depth as a user runs
 them, the interpreter's start and every import included: the median wall time of five runs
 of each.
@@ -40,6 +47,8 @@ from gammon.engine.search.analysis import rank_moves
 from gammon.models.players import load_analyst
 
 POSITIONS = Path(__file__).resolve().parent / "data" / "thinking_positions.jsonl"
+MATCH = Path(__file__).resolve().parent / "data" / "thinking_match7.mat"
+GNUBG = Path("/usr/games/gnubg")
 SEED = 2026
 
 
@@ -90,6 +99,35 @@ def hint_latency(net, positions, plies: int, gnubg_nn) -> dict:
     return row
 
 
+def gnubg_seconds(commands: list[str]) -> float:
+    """Wall seconds of GNU Backgammon running ``commands`` from its start (tty mode, one thread)."""
+    started = time.perf_counter()
+    subprocess.run([str(GNUBG), "-t", "-q", "-r"], input="\n".join(["set threads 1", *commands, "quit"]) + "\n",
+                   check=True, capture_output=True, text=True)
+    return time.perf_counter() - started
+
+
+def match_analysis(net, plies: list[int]) -> list[dict]:
+    """Seconds to analyse the shipped 7-point match whole at each depth: ours, and GNU Backgammon's where it is
+    installed (its start and import, timed alone, taken off)."""
+    from gammon.engine.records.match_files import load_match
+    from gammon.engine.review.match_analysis import analyse
+
+    log = load_match(MATCH)
+    start = gnubg_seconds([f"import mat {MATCH}"]) if GNUBG.exists() else None
+    rows = []
+    for p in plies:
+        started = time.perf_counter()
+        decisions = len(analyse(log, net, p).judged)
+        row = {"plies": p, "decisions": decisions, "ours_s": round(time.perf_counter() - started, 2)}
+        if start is not None:
+            gnubg = gnubg_seconds([f"import mat {MATCH}", f"set analysis chequerplay evaluation plies {p}",
+                                   f"set analysis cubedecision evaluation plies {p}", "analyse match"]) - start
+            row.update(gnubg_s=round(gnubg, 2), ratio=round(row["ours_s"] / gnubg, 2))
+        rows.append(row)
+    return rows
+
+
 def command_wall(runs: int = 5) -> list[dict]:
     """Median wall seconds of ``gammon eval`` and ``gammon hint`` at their default depth, each a fresh process."""
     gammon = shutil.which("gammon")
@@ -113,6 +151,8 @@ def main(argv=None) -> int:
     parser.add_argument("--model", default="default")
     parser.add_argument("--no-screen", action="store_true", help="search without the model's pruning net")
     parser.add_argument("--no-commands", action="store_true", help="skip the command wall times")
+    parser.add_argument("--match-plies", default="0,2",
+                        help="depths to analyse the shipped 7-point match at (default 0,2; 'none' skips it)")
     parser.add_argument("--make-positions", action="store_true", help=f"write {POSITIONS.name} anew and stop")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -132,7 +172,9 @@ def main(argv=None) -> int:
     rank_moves(net, *positions[0], 1)  # warm up: the databases and the escape table are loaded once
     report = {"screen": getattr(net.evaluator, "screen", None) is not None,
               "hints": [hint_latency(net, positions, int(p), gnubg_nn) for p in args.plies.split(",")],
-              "commands": [] if args.no_commands else command_wall()}
+              "commands": [] if args.no_commands else command_wall(),
+              "match": [] if args.match_plies == "none" else match_analysis(net, [int(p) for p in
+                                                                                  args.match_plies.split(",")])}
     if args.json:
         print(json.dumps(report))
         return 0
@@ -143,6 +185,11 @@ def main(argv=None) -> int:
         if "gnubg_median_ms" in r:
             line += f", gnubg-nn median {r['gnubg_median_ms']:.1f} ms (mean {r['gnubg_mean_ms']:.1f}): " \
                     f"{r['ratio_median']:.2f}x ({r['ratio_mean']:.2f}x on means)"
+        print(line)
+    for r in report["match"]:
+        line = f"7-point match ({r['decisions']} decisions) analysed at {r['plies']}-ply: ours {r['ours_s']:.1f} s"
+        if "gnubg_s" in r:
+            line += f", GNU Backgammon {r['gnubg_s']:.1f} s: {r['ratio']:.2f}x"
         print(line)
     for r in report["commands"]:
         print(f"{r['command']}: median {r['median_s']:.3f} s (min {r['min_s']:.3f}), start included")
