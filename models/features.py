@@ -2,8 +2,8 @@
 
 Every function takes boards in the layout of :mod:`engine.rules.board` (or a :class:`Sides`
 made from them, which computes the arrays they share once per batch) and measures one
-side, the *mover* (the player whose checkers are positive). The encodings call them
-twice, once on the board and once on ``flip(board)``, to describe both sides.
+side, the *mover* (the player whose checkers are positive). The encodings describe both
+sides by calling them on the boards and their flips (``flip(board)``) stacked in one batch.
 
 The ideas are the classic ones of Berliner's BKG and of gnubg's documented input
 list (blot exposure, escapes, containment, primes, anchors, mobility, timing, pips to
@@ -77,7 +77,7 @@ def hit_chance(boards) -> np.ndarray:
     that slightly undercounts.
     """
     s = _sides(boards)
-    # bit p = mover point p; 32 bits, for a hit lands on 24 or below (higher bits may overflow)
+    # bit p = mover point p; 32 bits hold every reach (24 + 6 at most)
     blot = _bits(s.mine[:, :25] == 1, np.uint32)[:, None]
     open_ = _bits(s.mine[:, :25] < 2, np.uint32)[:, None]
     on_bar = s.theirs[:, 0] > 0

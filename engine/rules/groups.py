@@ -2,8 +2,8 @@
 (``Afterstates.offsets``), and players, searches and trainers pick the best of each group.
 
 Every group holds at least one value, as every input has at least one play, and no value is NaN. The best of each
-group is found in one pass (``reduceat``), not by sorting the whole batch: a search asks for it
-some hundred thousand values at a time.
+group is found in one pass over the batch (``reduceat``), the best few in a pass each, not by sorting
+the whole batch: a search asks for them some hundred thousand values at a time.
 """
 
 from __future__ import annotations
@@ -44,7 +44,10 @@ def best_k_in_groups(values: np.ndarray, group: np.ndarray, keep: int) -> np.nda
     taken = np.zeros(len(values), dtype=bool)
     for _ in range(keep):  # a few passes, each taking every group's best of the rest
         pick = _first_best(values, offsets, taken)
-        taken[pick[pick < len(values)]] = True
+        pick = pick[pick < len(values)]
+        if len(pick) == 0:  # every group taken whole
+            break
+        taken[pick] = True
     if order is None:
         return taken
     chosen[order] = taken
@@ -53,7 +56,7 @@ def best_k_in_groups(values: np.ndarray, group: np.ndarray, keep: int) -> np.nda
 
 # -- distinct rows ---------------------------------------------------------------------------------------
 
-# Odd multipliers for the rounds of the hash table in :func:`_unique` (Fibonacci hashing).
+# Odd multipliers for the rounds of the hash table in :func:`representatives` (Fibonacci hashing).
 # Each round settles most rows still pending (about 9 in 10), so 16 rounds see any batch through.
 _TABLE_MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 * (2 * r + 1)) % 2**64) for r in range(16)]
 
