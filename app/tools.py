@@ -13,7 +13,7 @@ from gammon.engine.errors import GammonError
 
 BENCHMARKS = {  # name (the module in benchmarks/) -> what it measures
     "movegen": "move-generation speed and exactness, beside gnubg-nn's",
-    "thinking": "hint latency at 0-3 ply beside gnubg-nn's, a 7-point match analysed beside gnubg's, commands' wall time",
+    "thinking": "hint latency at 0-3 ply beside gnubg-nn's, a 7-point match analysed beside gnubg's, commands' time",
     "search": "n-ply search speed by batch size",
     "selfplay": "self-play games/s, beside GNU Backgammon's own loop",
     "rollout_vr": "variance-reduced rollouts beside plain ones: how much narrower, at what cost, unbiased",
