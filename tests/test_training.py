@@ -334,6 +334,15 @@ def test_the_tiny_recipe_runs_every_stage_and_resumes(tmp_path):
         run_recipe("nope", tmp_path / "x")
 
 
+def test_a_longer_recipe_carries_an_earlier_td_run_on_to_its_own_number_of_games(tmp_path):
+    short = replace(RECIPES["tiny"].td, games=500, eval_every=500, eval_games=20)
+    train(short, tmp_path / "r" / "td", progress=False)
+    (tmp_path / "r" / "td" / "model.pt").unlink()  # the stage left with its checkpoint only, as a kill leaves it
+    run_recipe(Recipe(td=replace(short, games=1_000), eval_games=20), tmp_path / "r", progress=False)
+    rows = [json.loads(line) for line in (tmp_path / "r" / "td" / "log.jsonl").read_text().splitlines()]
+    assert 1_000 <= max(row["games"] for row in rows) < 1_100  # a batch of games may run past the mark
+
+
 def test_the_quick_recipe_in_miniature_relabels_everything_and_improves_on_each_net(tmp_path):
     """The quick recipe's own generations, shrunk (600 positions, 5 epochs, a 16x8 contact net): a two-layer contact
     net from random weights, then a generation that labels every earlier position anew with its own search and
