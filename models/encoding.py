@@ -53,12 +53,12 @@ _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(MA
 
 
 def _point_units(counts: np.ndarray) -> np.ndarray:
-    """(N, 24) checker counts -> (N, 96) Tesauro units, four per point (looked up: the encoding's hot loop).
+    """(N, k) checker counts -> (N, 4k) Tesauro units, four per point (looked up: the encoding's hot loop).
 
     ``np.take`` on native integers, not ``_UNITS[counts]``: numpy copies fancy-indexed rows
     one by one, about 20 times slower here.
     """
-    return np.take(_UNITS, counts.astype(np.intp), axis=0).reshape(len(counts), 96)
+    return np.take(_UNITS, counts.astype(np.intp), axis=0).reshape(len(counts), 4 * counts.shape[1])
 
 
 def tesauro198(boards: np.ndarray) -> np.ndarray:
@@ -72,8 +72,7 @@ def _tesauro_units(mine: np.ndarray, theirs: np.ndarray, width: int = 198) -> np
     encoding is written in place, not concatenated (the searches encode a hundred thousand boards a hint)."""
     n = len(mine)
     out = np.empty((n, width), dtype=np.float32)
-    points = np.concatenate([mine[:, :24], theirs[:, :24]], axis=1).astype(np.intp)
-    out[:, :192] = np.take(_UNITS, points, axis=0).reshape(n, 192)  # as _point_units, both sides at once
+    out[:, :192] = _point_units(np.concatenate([mine[:, :24], theirs[:, :24]], axis=1))  # both sides at once
     out[:, 192] = mine[:, 24] / 2.0
     out[:, 193] = theirs[:, 24] / 2.0
     out[:, 194] = (MAX_CHECKERS - mine.sum(1)) / 15.0

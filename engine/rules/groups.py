@@ -13,14 +13,16 @@ import numpy as np
 
 def best_in_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Flat index of the largest value in each group ``values[offsets[i]:offsets[i+1]]`` (first on ties)."""
-    return _first_best(np.asarray(values), np.asarray(offsets), np.zeros(len(values), dtype=bool))
+    return _first_best(np.asarray(values), np.asarray(offsets))
 
 
-def _first_best(values: np.ndarray, offsets: np.ndarray, taken: np.ndarray) -> np.ndarray:
+def _first_best(values: np.ndarray, offsets: np.ndarray, taken: np.ndarray | None = None) -> np.ndarray:
     """Each group's first index of its largest value among those not ``taken`` (len(values) where none is left)."""
     starts, sizes = offsets[:-1], np.diff(offsets)
-    left = np.where(taken, -np.inf, values)
-    at_top = (left == np.repeat(np.maximum.reduceat(left, starts), sizes)) & ~taken
+    left = values if taken is None else np.where(taken, -np.inf, values)
+    at_top = left == np.repeat(np.maximum.reduceat(left, starts), sizes)
+    if taken is not None:
+        at_top &= ~taken
     return np.minimum.reduceat(np.where(at_top, np.arange(len(values)), len(values)), starts)
 
 
@@ -101,20 +103,18 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a collision (or a row wider than 64) falls back to sorting.
     """
     r = np.ascontiguousarray(rows)
+    representative = None
     if r.shape[1] <= len(_ROW_WEIGHTS):
         keys = r.astype(np.int64).view(np.uint64) @ _ROW_WEIGHTS[: r.shape[1]]
         # the last writer of the reversed rows: each row's first copy, so that the distinct rows come in the
         # order they first appear and a batch holding the same rows is evaluated as the same batch
         backwards = representatives(keys[::-1])
         representative = None if backwards is None else len(r) - 1 - backwards[::-1]
-        if representative is not None and np.array_equal(r[representative], r):
-            first = np.flatnonzero(representative == np.arange(len(r)))
-            where = np.empty(len(r), dtype=np.intp)
-            where[first] = np.arange(len(first))
-            return first, where[representative]
-    _, first, inverse = np.unique(r.view(f"V{r.shape[1] * r.itemsize}").ravel(), return_index=True,
-                                  return_inverse=True)
-    order = np.argsort(first)  # sorted rows, put back in the order they first appear
-    rank = np.empty(len(order), dtype=np.intp)
-    rank[order] = np.arange(len(order))
-    return first[order], rank[inverse.ravel()]
+    if representative is None or not np.array_equal(r[representative], r):  # a collision: sort instead
+        _, first, inverse = np.unique(r.view(f"V{r.shape[1] * r.itemsize}").ravel(), return_index=True,
+                                      return_inverse=True)
+        representative = first[inverse.ravel()]
+    first = np.flatnonzero(representative == np.arange(len(r)))
+    where = np.empty(len(r), dtype=np.intp)
+    where[first] = np.arange(len(first))
+    return first, where[representative]
