@@ -1,6 +1,7 @@
 """Race move loss against GNU Backgammon 2-ply on race positions of our own self-play.
 
     python -m gammon.benchmarks.race_accuracy --positions runs/strong/gen15/positions.npy --models OLD.pt,default
+    python -m gammon.benchmarks.race_accuracy --class crashed --positions ... --models default,gnubg   # another class
 
 The dev file holds 102 race positions, too few to tell two race nets apart (its race
 figure moves by about ±1 mp from model to model). This takes the race positions of a
@@ -23,7 +24,7 @@ import numpy as np
 from tqdm import tqdm
 
 from gammon.benchmarks.accuracy import mean_ci
-from gammon.engine.rules.board import RACE, position_class
+from gammon.engine.rules.board import CLASS_NAMES, RACE, position_class
 from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import afterstate_probs, cubeless_equity
@@ -36,23 +37,33 @@ from gammon.training.distill import DistillConfig, held_out_rows
 JUDGE_PLIES = 2
 
 
-def held_out_races(path: Path, limit: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Up to ``limit`` held-out race positions of the file, and a seeded roll for each."""
+def held_out_positions(path: Path, limit: int, seed: int, kind: int = RACE) -> tuple[np.ndarray, np.ndarray]:
+    """Up to ``limit`` held-out positions of class ``kind`` in the file, and a seeded roll for each."""
     boards = np.load(path)
-    keep = (position_class(boards) == RACE) & held_out_rows(boards, DistillConfig(split="hash"))
+    keep = (position_class(boards) == kind) & held_out_rows(boards, DistillConfig(split="hash"))
     boards = boards[keep][:limit]
     return boards, np.random.default_rng(seed).integers(1, 7, size=(len(boards), 2))
 
 
-def gnubg_equities(afterstates: np.ndarray, progress: bool) -> np.ndarray:
-    """gnubg-nn's 2-ply cubeless equity of each afterstate for the side that just moved."""
+def gnubg_equities(afterstates: np.ndarray, progress: bool, plies: int = JUDGE_PLIES) -> np.ndarray:
+    """gnubg-nn's ``plies``-deep cubeless equity of each afterstate for the side that just moved."""
     gnubg_nn = import_gnubg_nn()
 
     def on_roll(boards: np.ndarray) -> np.ndarray:
-        return np.array([gnubg_nn.probabilities(g, JUDGE_PLIES)
-                         for g in tqdm(to_gnubg(boards).tolist(), desc="gnubg 2-ply", disable=not progress)])
+        return np.array([gnubg_nn.probabilities(g, plies)
+                         for g in tqdm(to_gnubg(boards).tolist(), desc=f"gnubg {plies}-ply", disable=not progress)])
 
     return cubeless_equity(afterstate_probs(on_roll, afterstates, STANDARD))
+
+
+def move_losses(afterstates, judged: np.ndarray, models: list[str]) -> dict[str, np.ndarray]:
+    """Each model's 0-ply choice among ``afterstates`` (one group a position), in mp below the best by ``judged``."""
+    best = np.maximum.reduceat(judged, afterstates.offsets[:-1])
+    losses = {}
+    for spec in models:
+        ours = cubeless_equity(searched_afterstates(load_analyst(spec), afterstates.boards, 0))
+        losses[spec] = 1000 * (best - judged[best_in_groups(ours, afterstates.offsets)])
+    return losses
 
 
 def main(argv=None) -> int:
@@ -61,17 +72,16 @@ def main(argv=None) -> int:
     parser.add_argument("--models", required=True, help="comma-separated weights files or names")
     parser.add_argument("--limit", type=int, default=3000, help="most positions (default 3,000)")
     parser.add_argument("--seed", type=int, default=1, help="the rolls' seed (default 1)")
+    parser.add_argument("--class", dest="kind", default="race", choices=CLASS_NAMES,
+                        help="the positions' class (default race)")
+    parser.add_argument("--judge-ply", type=int, default=JUDGE_PLIES, help=f"gnubg's depth (default {JUDGE_PLIES})")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    boards, dice = held_out_races(args.positions, args.limit, args.seed)
+    boards, dice = held_out_positions(args.positions, args.limit, args.seed, CLASS_NAMES.index(args.kind))
     afterstates = generate(boards, dice)
-    judged = gnubg_equities(afterstates.boards, not args.no_progress)
-    best = np.maximum.reduceat(judged, afterstates.offsets[:-1])
-    losses = {}
-    for spec in args.models.split(","):
-        ours = cubeless_equity(searched_afterstates(load_analyst(spec), afterstates.boards, 0))
-        losses[spec] = 1000 * (best - judged[best_in_groups(ours, afterstates.offsets)])
-    report = {"positions": len(boards), "judge": f"gnubg-nn {JUDGE_PLIES}-ply cubeless",
+    judged = gnubg_equities(afterstates.boards, not args.no_progress, args.judge_ply)
+    losses = move_losses(afterstates, judged, args.models.split(","))
+    report = {"positions": len(boards), "class": args.kind, "judge": f"gnubg-nn {args.judge_ply}-ply cubeless",
               "models": {spec: mean_ci(loss) for spec, loss in losses.items()}}
     if len(losses) > 1:
         first, *_, last = losses.values()

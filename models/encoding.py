@@ -17,6 +17,11 @@ their difference / 20, a contact flag, and each side's back checker position / 2
 (hit chances, escapes, containment, primes, anchors, mobility, timing, pips to break
 contact, bar entry, home points, back checkers): 232 inputs.
 
+``contact-v2``: ``contact-v1`` followed by four more contact features of each side, the
+mover's then the opponent's (pips it can expect to lose to a hit, the chance of being hit
+twice, how freely its outfield checkers escape, how far its stragglers trail): 240 inputs.
+It extends ``contact-v1``, so a net trained on that can seed it.
+
 ``race-v1``: ``tesauro198+race`` followed by the race features of :mod:`models.features`
 (crossovers, checkers on the low points, gaps in the home board) for each side: 210 inputs.
 
@@ -46,7 +51,7 @@ from gammon.engine.rules.board import (
     rearmost,
 )
 from gammon.engine.rules.variants import MOVER_UNENTERED
-from gammon.models.features import contact_features, race_features
+from gammon.models.features import Sides, contact_extra_features, contact_features, race_features
 
 # Tesauro's four units of a point holding n = 0..MAX_CHECKERS checkers: n >= 1, n >= 2, n >= 3, (n - 3) / 2 for n > 3.
 _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(MAX_CHECKERS + 1)], dtype=np.float32)
@@ -119,23 +124,36 @@ def tesauro198_race(boards: np.ndarray) -> np.ndarray:
     return _tesauro_race(boards, 204)
 
 
-def _both_sides(features, boards: np.ndarray, out: np.ndarray) -> None:
-    """The mover's features, then the opponent's, into ``out``: both sides in one batch (half the numpy calls)."""
+def _both_sides(boards: np.ndarray) -> Sides:
+    """The boards, then their flips, as one batch: each side's features in one pass (half the numpy calls)."""
     b = np.asarray(boards)
-    both = features(np.concatenate([b, flip(b)]))
-    k = both.shape[1]
-    out[:, :k], out[:, k:] = both[: len(b)], both[len(b):]
+    return Sides(np.concatenate([b, flip(b)]))
+
+
+def _write_sides(features: np.ndarray, out: np.ndarray) -> None:
+    """Features of the boards then of their flips (rows of :func:`_both_sides`) into ``out``: the mover's
+    columns, then the opponent's."""
+    half, k = len(features) // 2, features.shape[1]
+    out[:, :k], out[:, k:] = features[:half], features[half:]
 
 
 def contact_v1(boards: np.ndarray) -> np.ndarray:
     out = _tesauro_race(boards, 232)
-    _both_sides(contact_features, boards, out[:, 204:])
+    _write_sides(contact_features(_both_sides(boards)), out[:, 204:])
+    return out
+
+
+def contact_v2(boards: np.ndarray) -> np.ndarray:
+    out = _tesauro_race(boards, 240)
+    sides = _both_sides(boards)
+    _write_sides(contact_features(sides), out[:, 204:232])
+    _write_sides(contact_extra_features(sides), out[:, 232:])
     return out
 
 
 def race_v1(boards: np.ndarray) -> np.ndarray:
     out = _tesauro_race(boards, 210)
-    _both_sides(race_features, boards, out[:, 204:])
+    _write_sides(race_features(_both_sides(boards)), out[:, 204:])
     return out
 
 
@@ -143,13 +161,14 @@ ENCODINGS = {
     "tesauro198": (tesauro198, 198),
     "tesauro198+race": (tesauro198_race, 204),
     "contact-v1": (contact_v1, 232),
+    "contact-v2": (contact_v2, 240),
     "race-v1": (race_v1, 210),
     "tesauro198+enter": (tesauro198_enter, 202),
 }
 ENTERING_ENCODING = "tesauro198+enter"  # the one that reads Acey-Deucey's checkers still to enter
 # Encodings whose first columns are another encoding's, in the same order.
 EXTENDS = {"tesauro198+race": "tesauro198", "contact-v1": "tesauro198+race", "race-v1": "tesauro198+race",
-           "tesauro198+enter": "tesauro198"}
+           "contact-v2": "contact-v1", "tesauro198+enter": "tesauro198"}
 
 
 def extends(encoding: str, base: str) -> bool:

@@ -56,6 +56,36 @@ class Sides:
         return escape_table()[block_masks(self)]
 
     @cached_property
+    def shot_masks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(N, 1) bit masks, bit p = mover point p: the mover's blots, the points open to the opponent
+        (fewer than two mover checkers), and where its hitters start (bit 0 = its bar; only the bar
+        while it has checkers there, which must enter first)."""
+        blot = _bits(self.mine[:, :25] == 1, np.uint32)[:, None]
+        open_ = _bits(self.mine[:, :25] < 2, np.uint32)[:, None]
+        on_bar = self.theirs[:, 0] > 0
+        hitter = np.where(on_bar, np.uint32(1), _bits(self.theirs[:, :25] > 0, np.uint32))[:, None]
+        return blot, open_, hitter
+
+    @cached_property
+    def hits(self) -> np.ndarray:
+        """(N, 21) bit masks of the mover blots each opponent roll can hit (the shots of
+        :func:`hit_chance`): the 15 non-doubles (weighing 2 of 36), then 1-1 .. 6-6."""
+        blot, open_, hitter = self.shot_masks
+        # Every roll at once (a loop over the 21 rolls costs a small batch 200 numpy calls): the non-doubles
+        # as 15 columns (one die, the other, or both with an open landing between), the doubles as 6
+        # columns stepped four times over open points.
+        d1, d2 = _SINGLE_DICE[:, 0], _SINGLE_DICE[:, 1]
+        landed = ((hitter << d1) & open_) << d2 | ((hitter << d2) & open_) << d1
+        single_hits = ((hitter << d1) | (hitter << d2) | landed) & blot
+        double_hits = np.zeros((len(self), 6), dtype=np.uint32)
+        reach = hitter
+        for _ in range(4):
+            reach = reach << _DOUBLE_DICE
+            double_hits |= reach & blot
+            reach = reach & open_
+        return np.concatenate([single_hits, double_hits], axis=1)
+
+    @cached_property
     def opponent_rear(self) -> np.ndarray:
         """The mover's point of the opponent's rearmost checker (0 = on its bar, 25 = none left)."""
         present = self.theirs[:, :25] > 0
@@ -76,29 +106,62 @@ def hit_chance(boards) -> np.ndarray:
     checker coming in from the bar (it may go on with the other die), a simplification
     that slightly undercounts.
     """
+    return ((_sides(boards).hits > 0) @ _ROLL_COUNTS) / 36.0
+
+
+def pip_loss(boards) -> np.ndarray:
+    """Pips the mover can expect to lose to a hit on the opponent's next roll, / 25.
+
+    A mover checker hit on point p goes back to the bar: it loses 25 - p pips. Each roll is
+    taken to hit the blot that costs the most of those it can hit (the lowest-numbered one;
+    the shots are :func:`hit_chance`'s), whatever else the opponent would rather play.
+    """
+    hits = _sides(boards).hits
+    lowest = hits & (~hits + np.uint32(1))  # the lowest set bit of each mask, 0 where nothing is hit
+    lost = np.where(hits > 0, 25 - np.log2(np.maximum(lowest, 1)), 0)
+    return (lost @ _ROLL_COUNTS) / (36.0 * 25)
+
+
+def double_hit_chance(boards) -> np.ndarray:
+    """Chance that the opponent's next roll can hit two mover blots (0..1).
+
+    Shots as in :func:`hit_chance`. A non-double hits two when each die hits a blot (two
+    different ones), or when one checker hits with one die and goes on to hit again with
+    the other. A double hits two when one checker hits a blot and goes on to hit another,
+    or when two blots are reached in i and j steps of the die with i + j <= 4 (separate
+    checkers, or one going on). We do not ask whether one opposing checker would have to
+    move with both dice to make two separate hits: a slight overcount.
+    """
     s = _sides(boards)
-    # bit p = mover point p; 32 bits hold every reach (24 + 6 at most)
-    blot = _bits(s.mine[:, :25] == 1, np.uint32)[:, None]
-    open_ = _bits(s.mine[:, :25] < 2, np.uint32)[:, None]
-    on_bar = s.theirs[:, 0] > 0
-    hitter = np.where(on_bar, np.uint32(1), _bits(s.theirs[:, :25] > 0, np.uint32))[:, None]  # bit 0 = its bar
-    # Every roll at once (a loop over the 21 rolls costs a small batch 200 numpy calls): the non-doubles
-    # as 15 columns (one die, the other, or both with an open landing between), the doubles as 6
-    # columns stepped four times over open points.
+    blot, open_, hitter = s.shot_masks
     d1, d2 = _SINGLE_DICE[:, 0], _SINGLE_DICE[:, 1]
-    landed = ((hitter << d1) & open_) << d2 | ((hitter << d2) & open_) << d1
-    single_hits = ((hitter << d1) | (hitter << d2) | landed) & blot
-    double_hits = np.zeros((len(s), 6), dtype=np.uint32)
-    reach = hitter
-    for _ in range(4):
-        reach = reach << _DOUBLE_DICE
-        double_hits |= reach & blot
-        reach = reach & open_
-    return (2 * np.count_nonzero(single_hits, axis=1) + np.count_nonzero(double_hits, axis=1)) / 36.0
+    by_first, by_second = (hitter << d1) & blot, (hitter << d2) & blot
+    apart = (by_first > 0) & (by_second > 0) & (np.bitwise_count(by_first | by_second) >= 2)
+    chained = (((by_first << d2) | (by_second << d1)) & blot) > 0
+    singles = np.count_nonzero(apart | chained, axis=1)
+
+    # Doubles: step by step, the blots first reached at each step, and the landings reached through a hit blot.
+    first = np.zeros((len(s), 6, 5), dtype=np.int16)  # [:, die - 1, k]: blots first reached at step k
+    reach = np.broadcast_to(hitter << _DOUBLE_DICE, (len(s), 6))
+    through = np.zeros((len(s), 6), dtype=np.uint32)
+    seen = np.zeros((len(s), 6), dtype=np.uint32)
+    chained_double = np.zeros((len(s), 6), dtype=bool)
+    for step in range(1, 5):
+        if step > 1:
+            through = ((through & open_) | (reach & blot)) << _DOUBLE_DICE
+            reach = (reach & open_) << _DOUBLE_DICE
+            chained_double |= (through & blot) > 0
+        first[:, :, step] = np.bitwise_count(reach & blot & ~seen)
+        seen = seen | (reach & blot)
+    n1, n2, n3 = first[:, :, 1], first[:, :, 2], first[:, :, 3]
+    apart_double = (n1 >= 2) | (n2 >= 2) | ((n1 >= 1) & (n2 + n3 >= 1))
+    doubles = np.count_nonzero(apart_double | chained_double, axis=1)
+    return (2 * singles + doubles) / 36.0
 
 
 _SINGLE_DICE = ROLLS[ROLLS[:, 0] != ROLLS[:, 1]].astype(np.uint32)  # the 15 non-doubles, two ways each
 _DOUBLE_DICE = np.arange(1, 7, dtype=np.uint32)
+_ROLL_COUNTS = np.array([2] * 15 + [1] * 6)  # ways of each column of Sides.hits out of 36
 
 
 @lru_cache(maxsize=1)
@@ -149,6 +212,27 @@ def rear_escape(boards) -> np.ndarray:
 def containment(boards) -> np.ndarray:
     """How well the opponent's points hold a mover checker in the back: 1 - min escapes on points 15..24 / 36."""
     return 1.0 - _sides(boards).escapes[:, 14:24].min(axis=1) / 36.0
+
+
+def outfield_escapes(boards) -> np.ndarray:
+    """How freely the mover's checkers outside its home board can come home: the sum over its
+    checkers on points 7..25 (the bar 25) of their escapes (:meth:`Sides.escapes`, / 36) times
+    their distance from home (p - 6), / 100."""
+    s = _sides(boards)
+    return (s.mine[:, 7:26] * s.escapes[:, 6:25]) @ np.arange(1, 20) / 3600.0
+
+
+def back_moment(boards) -> np.ndarray:
+    """How far the mover's stragglers trail the rest: with A the mean point of its checkers on the
+    board (the bar 25), the mean of (p - A) squared over its checkers on points p above A, / 400;
+    0 when none is above."""
+    mine = _sides(boards).mine[:, 1:26].astype(np.float64)
+    count = mine.sum(1)
+    mean = (mine @ POINTS[1:26]) / np.maximum(count, 1)
+    above = POINTS[None, 1:26] > mean[:, None]
+    trailing = np.where(above, mine, 0)
+    spread = (trailing * (POINTS[None, 1:26] - mean[:, None]) ** 2).sum(1)
+    return spread / np.maximum(trailing.sum(1), 1) / 400.0
 
 
 def _run_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -268,6 +352,15 @@ def contact_features(boards) -> np.ndarray:
         hit_chance(s), rear_escape(s), containment(s), primes(s), anchors(s), mobility(s),
         timing(s), break_contact(s), entry(s), home_points(s), back_count(s),
     ]).astype(np.float32)
+
+
+CONTACT_EXTRA_NAMES = ("pip_loss", "double_hit_chance", "outfield_escapes", "back_moment")
+
+
+def contact_extra_features(boards) -> np.ndarray:
+    """(N, 4) the further contact features of the mover's side (``contact-v2``), in the order of CONTACT_EXTRA_NAMES."""
+    s = _sides(boards)
+    return np.column_stack([pip_loss(s), double_hit_chance(s), outfield_escapes(s), back_moment(s)]).astype(np.float32)
 
 
 def race_features(boards) -> np.ndarray:

@@ -72,6 +72,47 @@ def test_hit_chance_matches_the_move_generator_when_nobody_is_on_the_bar():
     assert np.mean(np.isclose(approx, exact)) > 0.97
 
 
+def test_pip_loss_takes_the_costliest_blot_each_roll_can_hit():
+    # A blot on our 6-point, 5 pips from an opposing checker: 15 rolls hit it, each costing us 25 - 6 = 19 pips.
+    assert f.pip_loss(board({6: 1}, {1: 1}))[0] == pytest.approx(15 * 19 / (36 * 25))
+    # A second blot on 9 (8 pips away) adds the rolls that hit it alone, 6-2, 4-4 and 2-2, at 16 pips each;
+    # a roll that hits both (5-3) costs the 19 of the deeper one.
+    assert f.pip_loss(board({6: 1, 9: 1}, {1: 1}))[0] == pytest.approx((15 * 19 + 4 * 16) / (36 * 25))
+    assert f.pip_loss(board({6: 2}, {1: 1}))[0] == 0
+
+
+def test_double_hit_chance_by_hand():
+    # Blots on 6 and 9, one opposing checker on 1: only 5-3 hits both (the 5 hits, the same checker goes on).
+    assert f.double_hit_chance(board({6: 1, 9: 1}, {1: 1}))[0] == chances(2)
+    # Blots on 5 and 9: 4-4 (1 -> 5 -> 9) and 2-2 (1 -> 3 -> 5 -> 7 -> 9) hit both on the way.
+    assert f.double_hit_chance(board({5: 1, 9: 1}, {1: 1}))[0] == chances(2)
+    # Two hitters, on 1 and 4, blots on 3 and 9: 5-2 hits one with each die, 6-2 hits 3 and goes on to 9, 2-2
+    # hits 3 and goes on 3 -> 5 -> 7 -> 9; 1-1 hits 3 in two steps, but the checker on 4 needs five to reach 9.
+    assert f.double_hit_chance(board({3: 1, 9: 1}, {1: 1, 4: 1}))[0] == chances(5)
+    assert f.double_hit_chance(board({6: 1}, {1: 1}))[0] == 0
+
+
+def test_double_hit_chance_matches_the_move_generator_on_most_positions():
+    rows = [json.loads(line) for line in DATA.read_text().splitlines()[:300]]
+    boards = np.stack([board_from_position_id(r["position_id"]) for r in rows])
+    after = generate(boards, np.tile([3, 1], (len(boards), 1))).boards
+    boards = np.concatenate([boards, after[::5]])
+    boards = boards[boards[:, 0] == 0]
+    opponent = flip(boards)
+    exact = np.zeros(len(boards))
+    for a in range(1, 7):
+        for b in range(a, 7):
+            moves = generate(opponent, np.tile([a, b], (len(boards), 1)))
+            most = np.zeros(len(boards), dtype=np.int64)
+            np.maximum.at(most, moves.parent, moves.boards[:, 0].astype(np.int64) - opponent[moves.parent, 0])
+            exact += (most >= 2) * (1 if a == b else 2) / 36
+    approx = f.double_hit_chance(boards)
+    assert exact.max() > 0.3  # positions with real double shots are among them
+    # Only its stated overcount (one opposing checker asked to hit with each die) and moves the legal-move
+    # rules forbid set it apart.
+    assert np.mean(np.isclose(approx, exact)) > 0.95 and np.all(approx >= exact - 1e-9)
+
+
 # -- escapes and containment -----------------------------------------------------------------
 
 
@@ -92,6 +133,16 @@ def test_rear_escape_and_containment():
     prime = board({24: 1}, {p: 2 for p in range(13, 19)})
     assert f.containment(prime)[0] == 1
     assert f.containment(board({24: 1}, {}))[0] == 0
+
+
+def test_outfield_escapes_and_back_moment():
+    assert f.outfield_escapes(board({13: 1}))[0] == pytest.approx(7 / 100)  # every roll escapes, 7 pips from home
+    # Behind a six-prime on 13..18 a checker on 20 never escapes; one on 12 in front of it always does.
+    assert f.outfield_escapes(board({20: 1, 12: 1}, {p: 2 for p in range(13, 19)}))[0] == pytest.approx(6 / 100)
+    assert f.outfield_escapes(board({1: 5, 6: 2}))[0] == 0  # all home
+    # Fourteen checkers on our 1-point and one on the bar: mean point 2.6, the one above it 22.4 pips out.
+    assert f.back_moment(board({1: 14}, my_bar=1))[0] == pytest.approx(22.4**2 / 400)
+    assert f.back_moment(board({8: 15}))[0] == 0
 
 
 # -- structure -------------------------------------------------------------------------------
@@ -141,6 +192,17 @@ def test_encodings_describe_both_sides_and_extend_the_tesauro_inputs():
     assert extends("contact-v1", "tesauro198") and extends("race-v1", "race-v1")
     assert not extends("race-v1", "contact-v1")
     assert len(f.CONTACT_NAMES) == f.contact_features(start).shape[1]
+    assert len(f.CONTACT_EXTRA_NAMES) == f.contact_extra_features(start).shape[1]
+
+
+def test_contact_v2_extends_contact_v1_with_both_sides_extra_features():
+    rows = [json.loads(line) for line in DATA.read_text().splitlines()[:100]]
+    boards = np.stack([board_from_position_id(r["position_id"]) for r in rows])
+    x = encoder("contact-v2")[0](boards)
+    assert x.shape == (100, 240) and extends("contact-v2", "contact-v1")
+    assert np.array_equal(x[:, :232], contact_v1(boards))
+    assert np.array_equal(x[:, 232:236], f.contact_extra_features(boards))
+    assert np.array_equal(x[:, 236:240], f.contact_extra_features(flip(boards)))
 
 
 # -- classes ---------------------------------------------------------------------------------

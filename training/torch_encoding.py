@@ -109,17 +109,24 @@ def _first(flags: torch.Tensor) -> torch.Tensor:
     return torch.argmax(flags.to(torch.uint8), dim=1)  # argmax returns the first maximum
 
 
-def hit_chance(s: Sides) -> torch.Tensor:
-    """models.features.hit_chance: chance that the opponent's next roll hits a mover blot.
+def _shot_masks(s: Sides) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """models.features.Sides.shot_masks: (N, 1) masks of the mover's blots, the points open to the opponent,
+    and where its hitters start (bit 0 = its bar; only the bar while it has checkers there)."""
+    blot = s.bits(s.mine[:, :25] == 1)[:, None]
+    open_ = s.bits(s.mine[:, :25] < 2)[:, None]
+    on_bar = s.theirs[:, 0] > 0
+    hitter = torch.where(on_bar, 1, s.bits(s.theirs[:, :25] > 0))[:, None]
+    return blot, open_, hitter
+
+
+def _hits(s: Sides) -> torch.Tensor:
+    """models.features.Sides.hits: (N, 21) masks of the blots each roll hits, the 15 non-doubles then the doubles.
 
     Every roll at once: the non-doubles as 15 columns (one die, the other, or both with an
     open landing between), the doubles as 6 columns stepped four times over open points.
     """
     t = s.tables
-    blot = s.bits(s.mine[:, :25] == 1)[:, None]
-    open_ = s.bits(s.mine[:, :25] < 2)[:, None]
-    on_bar = s.theirs[:, 0] > 0
-    hitter = torch.where(on_bar, 1, s.bits(s.theirs[:, :25] > 0))[:, None]  # bit 0 = its bar
+    blot, open_, hitter = _shot_masks(s)
     d1, d2 = t.single_dice[:, 0], t.single_dice[:, 1]
     landed = ((hitter << d1) & open_) << d2 | ((hitter << d2) & open_) << d1
     single_hits = ((hitter << d1) | (hitter << d2) | landed) & blot
@@ -129,7 +136,59 @@ def hit_chance(s: Sides) -> torch.Tensor:
         reach = reach << t.double_dice
         double_hits = double_hits | (reach & blot)
         reach = reach & open_
-    return ((single_hits != 0).sum(1) * t.single_weight + (double_hits != 0).sum(1) / 36).to(torch.float32)
+    return torch.cat([single_hits, double_hits], dim=1)
+
+
+def _roll_chance(flags: torch.Tensor) -> torch.Tensor:
+    """(N, 21) per-roll values (columns as :func:`_hits`) weighed by each roll's chance and summed."""
+    return flags[:, :15].sum(1) * (2 / 36) + flags[:, 15:].sum(1) / 36
+
+
+def _popcount(masks: torch.Tensor) -> torch.Tensor:
+    """Set bits of each int64 mask below bit 32 (torch has no popcount)."""
+    x = masks - ((masks >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return (x * 0x01010101 & 0xFFFFFFFF) >> 24
+
+
+def hit_chance(s: Sides) -> torch.Tensor:
+    """models.features.hit_chance: chance that the opponent's next roll hits a mover blot."""
+    return _roll_chance((_hits(s) != 0).to(torch.float64)).to(torch.float32)
+
+
+def pip_loss(s: Sides) -> torch.Tensor:
+    """models.features.pip_loss: pips lost to the costliest blot each opponent roll hits, on average, / 25."""
+    hits = _hits(s)
+    lowest = hits & -hits
+    lost = torch.where(hits != 0, 25 - torch.log2(lowest.clamp(min=1).to(torch.float64)), 0)
+    return (_roll_chance(lost) / 25).to(torch.float32)
+
+
+def double_hit_chance(s: Sides) -> torch.Tensor:
+    """models.features.double_hit_chance: chance that the opponent's next roll hits two mover blots."""
+    t = s.tables
+    blot, open_, hitter = _shot_masks(s)
+    d1, d2 = t.single_dice[:, 0], t.single_dice[:, 1]
+    by_first, by_second = (hitter << d1) & blot, (hitter << d2) & blot
+    apart = (by_first != 0) & (by_second != 0) & (_popcount(by_first | by_second) >= 2)
+    chained = (((by_first << d2) | (by_second << d1)) & blot) != 0
+    reach = (hitter << t.double_dice).expand(len(s), 6)
+    through = torch.zeros_like(reach)
+    seen = torch.zeros_like(reach)
+    chained_double = torch.zeros(reach.shape, dtype=torch.bool, device=reach.device)
+    first = []  # blots first reached at steps 1, 2, 3
+    for step in range(1, 5):
+        if step > 1:
+            through = ((through & open_) | (reach & blot)) << t.double_dice
+            reach = (reach & open_) << t.double_dice
+            chained_double = chained_double | ((through & blot) != 0)
+        first.append(_popcount(reach & blot & ~seen))
+        seen = seen | (reach & blot)
+    n1, n2, n3 = first[0], first[1], first[2]
+    apart_double = (n1 >= 2) | (n2 >= 2) | ((n1 >= 1) & (n2 + n3 >= 1))
+    flags = torch.cat([apart | chained, apart_double | chained_double], dim=1).to(torch.float64)
+    return _roll_chance(flags).to(torch.float32)
 
 
 def block_masks(s: Sides) -> torch.Tensor:
@@ -150,6 +209,21 @@ def rear_escape(s: Sides) -> torch.Tensor:
 def containment(s: Sides) -> torch.Tensor:
     """models.features.containment: 1 - the fewest escapes from points 15..24, / 36."""
     return 1 - s.escapes[:, 14:24].min(1).values / 36
+
+
+def outfield_escapes(s: Sides) -> torch.Tensor:
+    """models.features.outfield_escapes: escapes times distance from home over checkers on 7..25, / 3600."""
+    return (s.mine[:, 7:26] * s.escapes[:, 6:25] * s.tables.points[1:20]).sum(1) / 3600
+
+
+def back_moment(s: Sides) -> torch.Tensor:
+    """models.features.back_moment: mean squared lead over the mean point of the checkers above it, / 400."""
+    mine = s.mine[:, 1:26].to(torch.float64)
+    points = s.tables.points[1:26].to(torch.float64)
+    mean = (mine * points).sum(1) / mine.sum(1).clamp(min=1)
+    trailing = torch.where(points > mean[:, None], mine, 0)
+    spread = (trailing * (points - mean[:, None]) ** 2).sum(1)
+    return spread / trailing.sum(1).clamp(min=1) / 400
 
 
 def _longest_run(held: torch.Tensor) -> torch.Tensor:
@@ -233,6 +307,12 @@ def contact_features(boards: torch.Tensor) -> torch.Tensor:
                      timing(s), break_contact(s), entry(s), home_points(s), back_count(s)])
 
 
+def contact_extra_features(boards: torch.Tensor) -> torch.Tensor:
+    """models.features.contact_extra_features: (N, 4) in the order of CONTACT_EXTRA_NAMES."""
+    s = Sides.of(boards)
+    return _columns([pip_loss(s), double_hit_chance(s), outfield_escapes(s), back_moment(s)])
+
+
 def race_features(boards: torch.Tensor) -> torch.Tensor:
     """models.features.race_features: (N, 3) crossovers, then the two home-distribution cues."""
     s = Sides.of(boards)
@@ -302,13 +382,18 @@ def contact_v1(boards: torch.Tensor) -> torch.Tensor:
     return torch.cat([tesauro198_race(boards), contact_features(boards), contact_features(flip(boards))], dim=1)
 
 
+def contact_v2(boards: torch.Tensor) -> torch.Tensor:
+    """models.encoding.contact_v2: contact_v1, then the further contact features of each side."""
+    return torch.cat([contact_v1(boards), contact_extra_features(boards), contact_extra_features(flip(boards))], dim=1)
+
+
 def race_v1(boards: torch.Tensor) -> torch.Tensor:
     """models.encoding.race_v1: tesauro198+race, then the race features of each side."""
     return torch.cat([tesauro198_race(boards), race_features(boards), race_features(flip(boards))], dim=1)
 
 
 TWINS = {"tesauro198": tesauro198, "tesauro198+race": tesauro198_race, "contact-v1": contact_v1,
-         "race-v1": race_v1, "tesauro198+enter": tesauro198_enter}
+         "contact-v2": contact_v2, "race-v1": race_v1, "tesauro198+enter": tesauro198_enter}
 ENCODINGS = {name: (function, numpy_encodings[name][1]) for name, function in TWINS.items()}  # the widths: numpy's
 
 
