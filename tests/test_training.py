@@ -19,6 +19,7 @@ from gammon.engine.search.evaluator import evaluator_policy
 from gammon.models.baselines import RandomEvaluator
 from gammon.models.network import WeightsError, load_weights
 from gammon.models.onesided import OneSidedRace
+from gammon.training.cli import main as train_cli
 from gammon.training.distill import (
     Collecting,
     DistillConfig,
@@ -332,6 +333,23 @@ def test_the_tiny_recipe_runs_every_stage_and_resumes(tmp_path):
     assert len((tmp_path / "r" / "log.jsonl").read_text().splitlines()) == 3
     with pytest.raises(ValueError, match="unknown recipe"):
         run_recipe("nope", tmp_path / "x")
+
+
+def test_a_recipe_trains_on_the_nets_it_is_given_and_refuses_other_nets_once_begun(tmp_path):
+    short = Recipe(td=replace(RECIPES["tiny"].td, games=300, checkpoint_every=300, eval_every=300, eval_games=20),
+                   eval_games=20)
+    weights = run_recipe(short, tmp_path / "r", progress=False, nets="contact=contact-v2,race=race-v1")
+    assert {name: net.encoding for name, net in load_weights(weights).net.nets.items()} == {
+        "contact": "contact-v2", "race": "race-v1"}
+    with pytest.raises(GammonError, match="began on --nets 'contact=contact-v2,race=race-v1'; --nets 'contact="):
+        run_recipe(short, tmp_path / "r", progress=False, nets="contact=contact-v1,race=race-v1")
+
+
+def test_gammon_train_refuses_training_options_a_recipe_would_not_use(tmp_path):
+    with pytest.raises(GammonError, match="--recipe tiny sets its own --games, --lr; of the training options only "
+                                          "--nets applies"):
+        train_cli(["--recipe", "tiny", "--lr", "0.1", "--games", "10", "--out", str(tmp_path / "r")])
+    assert not (tmp_path / "r").exists()
 
 
 def test_a_longer_recipe_carries_an_earlier_td_run_on_to_its_own_number_of_games(tmp_path):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 from pathlib import Path
 
 from gammon.engine.errors import GammonError
 from gammon.options import config_from, config_options, worker_options
-from gammon.training.recipe import run_recipe
+from gammon.training.recipe import RECIPES, run_recipe
 from gammon.training.train import Config, train
 
 
@@ -15,12 +16,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gammon train", description="Train a network by self-play (TD(0)), or run a whole recipe."
     )
-    # --games has no parser default so that --resume keeps the run's own target unless told.
-    config_options(parser, Config, unset=("games",))
+    # No training option has a parser default: --resume keeps the run's own --games unless told, and a --recipe
+    # refuses the options it would not use.
+    config_options(parser, Config, unset=tuple(f.name for f in fields(Config)))
     parser.add_argument("--out", type=Path, default=Path("runs/default"), help="run folder (default runs/default)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
     parser.add_argument("--recipe", help="run a whole training recipe into --out instead (training/recipe.py: "
-                        "strong, tiny); run the same command again to resume it")
+                        f"{', '.join(RECIPES)}), its TD stage on --nets if given; run the same command again to "
+                        "resume it")
     worker_options(parser, "labelling a --recipe's generations")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -29,8 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.recipe:
+        ignored = [f"--{f.name.replace('_', '-')}" for f in fields(Config) if f.name != "nets"
+                   and getattr(args, f.name) is not None]
+        if ignored:
+            raise GammonError(f"--recipe {args.recipe} sets its own {', '.join(ignored)}; of the training options "
+                              "only --nets applies to a recipe (its TD stage)")
         weights = run_recipe(args.recipe, args.out, progress=not args.no_progress, workers=args.workers or 1,
-                             ray=args.ray)
+                             ray=args.ray, nets=args.nets or "")
         print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
         return 0
     if args.workers or args.ray:

@@ -1,6 +1,7 @@
 """Training recipes: one command that reproduces a model from random weights, resumable.
 
     gammon train --recipe strong --out runs/strong     # the shipped model; run again after a kill
+    gammon train --recipe quick --out runs/q2 --nets contact=contact-v2,race=race-v1   # on other inputs
 
 A recipe is a list of stages run one after another, each in its own folder of ``--out``:
 
@@ -23,8 +24,10 @@ are copied to ``OUT/model.pt``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+
+import torch
 
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_write
@@ -115,16 +118,31 @@ RECIPES = {
 }
 
 
+def with_nets(recipe: Recipe, nets: str, out: Path) -> Recipe:
+    """``recipe`` with its TD stage on the nets ``nets`` (NAME=ENCODING,...: ``--nets``), every later stage
+    building on them; refused where the TD stage in ``out`` already began on other nets."""
+    checkpoint = out / "td" / "checkpoint.pt"
+    if checkpoint.exists():
+        began = torch.load(checkpoint, map_location="cpu", weights_only=True)["config"].get("nets", "")
+        if began != nets:
+            raise GammonError(f"{out / 'td'} began on --nets {began or 'the default'!r}; --nets {nets!r} would "
+                              "not apply to it: give another --out")
+    return replace(recipe, td=replace(recipe.td, nets=nets))
+
+
 def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: int = 1,
-               ray: str | None = None) -> Path:
+               ray: str | None = None, nets: str = "") -> Path:
     """Run (or resume) recipe ``name`` (one of :data:`RECIPES`, or a :class:`Recipe`) into ``out``; returns the
     final weights ``out / 'model.pt'``.
 
-    ``workers`` and ``ray`` say where the generations' positions are labelled (:func:`generation`).
+    ``workers`` and ``ray`` say where the generations' positions are labelled (:func:`generation`);
+    ``nets``, where given, the nets of the TD stage (:func:`with_nets`).
     """
     if not isinstance(name, Recipe) and name not in RECIPES:
         raise GammonError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
     recipe = name if isinstance(name, Recipe) else RECIPES[name]
+    if nets:
+        recipe = with_nets(recipe, nets, out)
     out.mkdir(parents=True, exist_ok=True)
     log = out / "log.jsonl"
     done = {row["stage"] for row in read_log(log)}
