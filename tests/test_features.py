@@ -55,18 +55,28 @@ def test_hit_chance_from_the_bar_enters_first():
     assert f.hit_chance(board({14: 1}, {10: 1}, their_bar=1))[0] == 0
 
 
-def test_hit_chance_matches_the_move_generator_when_nobody_is_on_the_bar():
-    rows = [json.loads(line) for line in DATA.read_text().splitlines()[:300]]
-    boards = np.stack([board_from_position_id(r["position_id"]) for r in rows])
-    boards = boards[boards[:, 0] == 0]
+def dev_boards(count: int) -> np.ndarray:
+    rows = [json.loads(line) for line in DATA.read_text().splitlines()[:count]]
+    return np.stack([board_from_position_id(r["position_id"]) for r in rows])
+
+
+def hits_by_every_play(boards: np.ndarray, at_least: int) -> np.ndarray:
+    """Chance that some legal play of the opponent's next roll sends ``at_least`` mover checkers to the bar."""
     opponent = flip(boards)
-    exact = np.zeros(len(boards))
+    chance = np.zeros(len(boards))
     for a in range(1, 7):
         for b in range(a, 7):
             moves = generate(opponent, np.tile([a, b], (len(boards), 1)))
-            hits = np.zeros(len(boards), dtype=bool)
-            np.logical_or.at(hits, moves.parent, moves.boards[:, 0] > opponent[moves.parent, 0])
-            exact += hits * (1 if a == b else 2) / 36
+            most = np.zeros(len(boards), dtype=np.int64)
+            np.maximum.at(most, moves.parent, moves.boards[:, 0].astype(np.int64) - opponent[moves.parent, 0])
+            chance += (most >= at_least) * (1 if a == b else 2) / 36
+    return chance
+
+
+def test_hit_chance_matches_the_move_generator_when_nobody_is_on_the_bar():
+    boards = dev_boards(300)
+    boards = boards[boards[:, 0] == 0]
+    exact = hits_by_every_play(boards, 1)
     approx = f.hit_chance(boards)
     # Legal-move rules the feature ignores (bearing off, using both dice) change a few positions only.
     assert np.mean(np.isclose(approx, exact)) > 0.97
@@ -93,19 +103,10 @@ def test_double_hit_chance_by_hand():
 
 
 def test_double_hit_chance_matches_the_move_generator_on_most_positions():
-    rows = [json.loads(line) for line in DATA.read_text().splitlines()[:300]]
-    boards = np.stack([board_from_position_id(r["position_id"]) for r in rows])
-    after = generate(boards, np.tile([3, 1], (len(boards), 1))).boards
-    boards = np.concatenate([boards, after[::5]])
+    boards = dev_boards(300)
+    boards = np.concatenate([boards, generate(boards, np.tile([3, 1], (len(boards), 1))).boards[::5]])
     boards = boards[boards[:, 0] == 0]
-    opponent = flip(boards)
-    exact = np.zeros(len(boards))
-    for a in range(1, 7):
-        for b in range(a, 7):
-            moves = generate(opponent, np.tile([a, b], (len(boards), 1)))
-            most = np.zeros(len(boards), dtype=np.int64)
-            np.maximum.at(most, moves.parent, moves.boards[:, 0].astype(np.int64) - opponent[moves.parent, 0])
-            exact += (most >= 2) * (1 if a == b else 2) / 36
+    exact = hits_by_every_play(boards, 2)
     approx = f.double_hit_chance(boards)
     assert exact.max() > 0.3  # positions with real double shots are among them
     # Only its stated overcount (one opposing checker asked to hit with each die) and moves the legal-move
@@ -196,8 +197,7 @@ def test_encodings_describe_both_sides_and_extend_the_tesauro_inputs():
 
 
 def test_contact_v2_extends_contact_v1_with_both_sides_extra_features():
-    rows = [json.loads(line) for line in DATA.read_text().splitlines()[:100]]
-    boards = np.stack([board_from_position_id(r["position_id"]) for r in rows])
+    boards = dev_boards(100)
     x = encoder("contact-v2")[0](boards)
     assert x.shape == (100, 240) and extends("contact-v2", "contact-v1")
     assert np.array_equal(x[:, :232], contact_v1(boards))
