@@ -20,7 +20,7 @@ BENCHMARKS = {  # name (the module in benchmarks/) -> what it measures
     "rollout_vs_gnubg": "our rollouts beside GNU Backgammon's own: the same positions, the equities and the speed",
     "strength": "playing strength: money games between two players, duplicate dice",
     "accuracy": "move and cube error against GNU Backgammon 2-ply on the dev positions",
-    "race_accuracy": "race (or --class) move loss against GNU Backgammon 2-ply on held-out positions of our own",
+    "race_accuracy": "move loss against GNU Backgammon 2-ply on held-out positions of our own, races or --class",
     "inputs": "contact encodings compared: fresh nets fitted on one generation's labels, judged by gnubg-nn",
     "analysis_vs_gnubg": "our match analysis beside GNU Backgammon's, on the same matches",
     "vs_gnubg": "our bot against GNU Backgammon itself, through its external-player protocol",

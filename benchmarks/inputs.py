@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from gammon.benchmarks.race_accuracy import gnubg_equities, held_out_positions, move_losses
+from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text
 from gammon.engine.play.stats import mean_ci95
 from gammon.engine.rules.board import CLASS_NAMES, CONTACT
@@ -53,8 +54,13 @@ def fitted_net(teacher: Path, folder: Path, encoding: str, hidden: tuple[int, ..
     """Fit (or find in ``out``) a fresh contact net on ``encoding``; its file and held-out divergence."""
     weights = out / f"{encoding}-s{seed}.pt"
     record = weights.with_suffix(".json")
+    settings = {"generation": str(folder.resolve()), "hidden": list(hidden), "epochs": epochs}
     if record.exists():
-        return json.loads(record.read_text())
+        row = json.loads(record.read_text())
+        if {key: row.get(key) for key in settings} != settings:
+            raise GammonError(f"{out} holds a {encoding} fit of seed {seed} made with other settings "
+                              f"({', '.join(f'{k} {row.get(k)}' for k in settings)}): give another --out")
+        return row
     payload = load_payload(teacher)
     model = evaluator_from_payload(payload, str(teacher)).net
     boards, labels = generation_data(folder, model)
@@ -65,7 +71,7 @@ def fitted_net(teacher: Path, folder: Path, encoding: str, hidden: tuple[int, ..
     result = fit(model, boards, labels, DistillConfig(seed=seed, split="hash", cosine=True, epochs=epochs, lr=5e-4),
                  progress=False)
     save_weights(weights, model, **payload.get("meta", {}))
-    row = {"encoding": encoding, "seed": seed, "weights": str(weights), "positions": len(boards),
+    row = {"encoding": encoding, "seed": seed, **settings, "weights": str(weights), "positions": len(boards),
            "held_out_divergence": result["held_out_after"]["contact"],
            "seconds": round(time.perf_counter() - started)}
     atomic_text(record, json.dumps(row))

@@ -1,4 +1,4 @@
-"""Race move loss against GNU Backgammon 2-ply on race positions of our own self-play.
+"""Move loss against GNU Backgammon 2-ply on held-out positions of our own self-play, races by default.
 
     python -m gammon.benchmarks.race_accuracy --positions runs/strong/gen15/positions.npy --models OLD.pt,default
     python -m gammon.benchmarks.race_accuracy --class crashed --positions ... --models default,gnubg   # another class
@@ -9,8 +9,8 @@ position file that ``gammon train --recipe`` saves (boards, the player on roll p
 keeps those the recipe's hash split holds out of every fit, gives each a seeded roll, and
 scores each model's 0-ply choice (as the analysis makes it: bear-offs from the exact
 databases) with gnubg-nn's 2-ply cubeless equity of every play, in thousandths of a point
-per move below gnubg's best (mean, 95% CI); ``difference`` pairs the models position by
-position (the second minus the first). gnubg judges here; it teaches nothing.
+per move below gnubg's best (mean, 95% CI); ``differences`` pairs each later model with the
+first, position by position (it minus the first). gnubg judges here; it teaches nothing.
 """
 
 from __future__ import annotations
@@ -83,9 +83,8 @@ def main(argv=None) -> int:
     losses = move_losses(afterstates, judged, args.models.split(","))
     report = {"positions": len(boards), "class": args.kind, "judge": f"gnubg-nn {args.judge_ply}-ply cubeless",
               "models": {spec: mean_ci(loss) for spec, loss in losses.items()}}
-    if len(losses) > 1:
-        first, *_, last = losses.values()
-        report["difference"] = mean_ci(last - first)
+    first = next(iter(losses.values()))
+    report["differences"] = {spec: mean_ci(loss - first) for spec, loss in list(losses.items())[1:]}
     print(json.dumps(report))
     return 0
 

@@ -104,7 +104,8 @@ def hit_chance(boards) -> np.ndarray:
     mover checkers); doubles move up to four times their number, every landing open. An
     opponent with checkers on the bar must enter first: we then count only hits by a
     checker coming in from the bar (it may go on with the other die), a simplification
-    that slightly undercounts.
+    that undercounts where one checker is on the bar and the other die could hit with
+    another (it misses about a third of those shots). The shipped model reads it as it is.
     """
     return ((_sides(boards).hits > 0) @ _ROLL_COUNTS) / 36.0
 
@@ -141,7 +142,7 @@ def double_hit_chance(boards) -> np.ndarray:
     singles = np.count_nonzero(apart | chained, axis=1)
 
     # Doubles: step by step, the blots first reached at each step, and the landings reached through a hit blot.
-    first = np.zeros((len(s), 6, 5), dtype=np.int16)  # [:, die - 1, k]: blots first reached at step k
+    first = []  # blots first reached at steps 1, 2 and 3 (one at step 4 pairs with none)
     reach = np.broadcast_to(hitter << _DOUBLE_DICE, (len(s), 6))
     through = np.zeros((len(s), 6), dtype=np.uint32)
     seen = np.zeros((len(s), 6), dtype=np.uint32)
@@ -151,9 +152,10 @@ def double_hit_chance(boards) -> np.ndarray:
             through = ((through & open_) | (reach & blot)) << _DOUBLE_DICE
             reach = (reach & open_) << _DOUBLE_DICE
             chained_double |= (through & blot) > 0
-        first[:, :, step] = np.bitwise_count(reach & blot & ~seen)
-        seen = seen | (reach & blot)
-    n1, n2, n3 = first[:, :, 1], first[:, :, 2], first[:, :, 3]
+        if step < 4:
+            first.append(np.bitwise_count(reach & blot & ~seen).astype(np.int16))
+            seen = seen | (reach & blot)
+    n1, n2, n3 = first
     apart_double = (n1 >= 2) | (n2 >= 2) | ((n1 >= 1) & (n2 + n3 >= 1))
     doubles = np.count_nonzero(apart_double | chained_double, axis=1)
     return (2 * singles + doubles) / 36.0

@@ -6,6 +6,7 @@ from dataclasses import replace
 import pytest
 
 import gammon.benchmarks.inputs as inputs
+from gammon.engine.errors import GammonError
 from gammon.training.recipe import RECIPES, Recipe, run_recipe
 
 pytest.importorskip("gnubg_nn")
@@ -31,3 +32,5 @@ def test_the_inputs_study_fits_each_encoding_and_seed_and_reuses_its_fits(tmp_pa
     assert inputs.main(argv) == 0  # a second run finds the fits by their records and fits nothing again
     assert capsys.readouterr().out == first
     assert {path: path.stat().st_mtime_ns for path in (tmp_path / "study").glob("*.pt")} == fitted
+    with pytest.raises(GammonError, match="holds a contact-v1 fit of seed 1 made with other settings"):
+        inputs.main(argv + ["--epochs", "3"])

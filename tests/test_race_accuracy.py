@@ -25,7 +25,7 @@ def test_the_race_study_scores_each_model_on_the_held_out_races(tmp_path, capsys
     argv = ["--positions", str(tmp_path / "positions.npy"), "--no-progress", "--models"]
     assert race_accuracy.main(argv + ["default,models/default.pt"]) == 0
     same = json.loads(capsys.readouterr().out)
-    assert same["positions"] == races and same["difference"]["mean"] == 0.0  # one model, one choice per roll
+    assert same["positions"] == races and same["differences"]["models/default.pt"]["mean"] == 0.0  # one choice a roll
     assert race_accuracy.main(argv + ["default,gnubg", "--limit", "5"]) == 0
     other = json.loads(capsys.readouterr().out)
     assert other["positions"] == 5 and all(model["mean"] >= 0 for model in other["models"].values())

@@ -343,11 +343,13 @@ def test_a_recipe_trains_on_the_nets_it_is_given_and_refuses_other_nets_once_beg
         "contact": "contact-v2", "race": "race-v1"}
     with pytest.raises(GammonError, match="began on --nets 'contact=contact-v2,race=race-v1'; --nets 'contact="):
         run_recipe(short, tmp_path / "r", progress=False, nets="contact=contact-v1,race=race-v1")
+    run_recipe(short, tmp_path / "r", progress=False, nets="race=race-v1, contact=contact-v2")  # the same nets
+    with pytest.raises(GammonError, match="unknown encoding 'contact-v9'"):
+        run_recipe(short, tmp_path / "s", progress=False, nets="contact=contact-v9,race=race-v1")
 
 
 def test_gammon_train_refuses_training_options_a_recipe_would_not_use(tmp_path):
-    with pytest.raises(GammonError, match="--recipe tiny sets its own --games, --lr; of the training options only "
-                                          "--nets applies"):
+    with pytest.raises(GammonError, match="only --nets applies to a --recipe .* drop --games, --lr"):
         train_cli(["--recipe", "tiny", "--lr", "0.1", "--games", "10", "--out", str(tmp_path / "r")])
     assert not (tmp_path / "r").exists()
 

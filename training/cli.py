@@ -35,8 +35,8 @@ def main(argv=None) -> int:
         ignored = [f"--{f.name.replace('_', '-')}" for f in fields(Config) if f.name != "nets"
                    and getattr(args, f.name) is not None]
         if ignored:
-            raise GammonError(f"--recipe {args.recipe} sets its own {', '.join(ignored)}; of the training options "
-                              "only --nets applies to a recipe (its TD stage)")
+            raise GammonError(f"of the training options only --nets applies to a --recipe (its TD stage); the recipe "
+                              f"takes the rest from training/recipe.py: drop {', '.join(ignored)}")
         weights = run_recipe(args.recipe, args.out, progress=not args.no_progress, workers=args.workers or 1,
                              ray=args.ray, nets=args.nets or "")
         print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")

@@ -121,13 +121,21 @@ RECIPES = {
 def with_nets(recipe: Recipe, nets: str, out: Path) -> Recipe:
     """``recipe`` with its TD stage on the nets ``nets`` (NAME=ENCODING,...: ``--nets``), every later stage
     building on them; refused where the TD stage in ``out`` already began on other nets."""
+    td = replace(recipe.td, nets=nets)
+    td.check()
     checkpoint = out / "td" / "checkpoint.pt"
     if checkpoint.exists():
         began = torch.load(checkpoint, map_location="cpu", weights_only=True)["config"].get("nets", "")
-        if began != nets:
+        if _pairs(began) != _pairs(nets):
             raise GammonError(f"{out / 'td'} began on --nets {began or 'the default'!r}; --nets {nets!r} would "
                               "not apply to it: give another --out")
-    return replace(recipe, td=replace(recipe.td, nets=nets))
+    return replace(recipe, td=td)
+
+
+def _pairs(nets: str) -> dict[str, str]:
+    """A --nets spec as {net name: encoding}, whatever its order and spacing."""
+    return dict((name.strip(), encoding.strip()) for name, _, encoding in
+                (item.partition("=") for item in nets.split(",") if item.strip()))
 
 
 def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: int = 1,

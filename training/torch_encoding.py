@@ -39,7 +39,6 @@ class _Tables:
     crossings: torch.Tensor  # (25,) float32: quadrant crossings from points 1..24 and the bar
     double_dice: torch.Tensor  # (6,) int64: the die of each double
     single_dice: torch.Tensor  # (15, 2) int64: the two dice of each non-double roll
-    single_weight: float  # the chance of one non-double roll (2/36); a double's is 1/36
 
 
 @cache
@@ -54,7 +53,6 @@ def _tables(device: torch.device) -> _Tables:
         crossings=torch.tensor(_CROSSINGS, dtype=torch.float32, device=device),
         double_dice=torch.tensor(doubles, device=device),
         single_dice=torch.tensor(singles, device=device),
-        single_weight=2 / 36,
     )
 
 
@@ -96,6 +94,11 @@ class Sides:
     def escapes(self) -> torch.Tensor:
         """(N, 25) rolls out of 36 that let a mover checker on point 1..25 (25 = bar) escape."""
         return self.tables.escapes[block_masks(self)]
+
+    @cached_property
+    def hits(self) -> torch.Tensor:
+        """models.features.Sides.hits: (N, 21) masks of the blots each roll hits (:func:`_hits`)."""
+        return _hits(self)
 
     @cached_property
     def opponent_rear(self) -> torch.Tensor:
@@ -154,12 +157,12 @@ def _popcount(masks: torch.Tensor) -> torch.Tensor:
 
 def hit_chance(s: Sides) -> torch.Tensor:
     """models.features.hit_chance: chance that the opponent's next roll hits a mover blot."""
-    return _roll_chance((_hits(s) != 0).to(torch.float64)).to(torch.float32)
+    return _roll_chance((s.hits != 0).to(torch.float64)).to(torch.float32)
 
 
 def pip_loss(s: Sides) -> torch.Tensor:
     """models.features.pip_loss: pips lost to the costliest blot each opponent roll hits, on average, / 25."""
-    hits = _hits(s)
+    hits = s.hits
     lowest = hits & -hits
     lost = torch.where(hits != 0, 25 - torch.log2(lowest.clamp(min=1).to(torch.float64)), 0)
     return (_roll_chance(lost) / 25).to(torch.float32)
@@ -177,15 +180,16 @@ def double_hit_chance(s: Sides) -> torch.Tensor:
     through = torch.zeros_like(reach)
     seen = torch.zeros_like(reach)
     chained_double = torch.zeros(reach.shape, dtype=torch.bool, device=reach.device)
-    first = []  # blots first reached at steps 1, 2, 3
+    first = []  # blots first reached at steps 1, 2 and 3
     for step in range(1, 5):
         if step > 1:
             through = ((through & open_) | (reach & blot)) << t.double_dice
             reach = (reach & open_) << t.double_dice
             chained_double = chained_double | ((through & blot) != 0)
-        first.append(_popcount(reach & blot & ~seen))
-        seen = seen | (reach & blot)
-    n1, n2, n3 = first[0], first[1], first[2]
+        if step < 4:
+            first.append(_popcount(reach & blot & ~seen))
+            seen = seen | (reach & blot)
+    n1, n2, n3 = first
     apart_double = (n1 >= 2) | (n2 >= 2) | ((n1 >= 1) & (n2 + n3 >= 1))
     flags = torch.cat([apart | chained, apart_double | chained_double], dim=1).to(torch.float64)
     return _roll_chance(flags).to(torch.float32)
@@ -300,16 +304,16 @@ def _columns(parts: list[torch.Tensor]) -> torch.Tensor:
     return torch.stack(rows).to(torch.float32).T
 
 
-def contact_features(boards: torch.Tensor) -> torch.Tensor:
+def contact_features(boards: torch.Tensor | Sides) -> torch.Tensor:
     """models.features.contact_features: (N, 14) of the mover's side, in the order of CONTACT_NAMES."""
-    s = Sides.of(boards)
+    s = boards if isinstance(boards, Sides) else Sides.of(boards)
     return _columns([hit_chance(s), rear_escape(s), containment(s), primes(s), anchors(s), mobility(s),
                      timing(s), break_contact(s), entry(s), home_points(s), back_count(s)])
 
 
-def contact_extra_features(boards: torch.Tensor) -> torch.Tensor:
+def contact_extra_features(boards: torch.Tensor | Sides) -> torch.Tensor:
     """models.features.contact_extra_features: (N, 4) in the order of CONTACT_EXTRA_NAMES."""
-    s = Sides.of(boards)
+    s = boards if isinstance(boards, Sides) else Sides.of(boards)
     return _columns([pip_loss(s), double_hit_chance(s), outfield_escapes(s), back_moment(s)])
 
 
@@ -383,8 +387,11 @@ def contact_v1(boards: torch.Tensor) -> torch.Tensor:
 
 
 def contact_v2(boards: torch.Tensor) -> torch.Tensor:
-    """models.encoding.contact_v2: contact_v1, then the further contact features of each side."""
-    return torch.cat([contact_v1(boards), contact_extra_features(boards), contact_extra_features(flip(boards))], dim=1)
+    """models.encoding.contact_v2: contact_v1, then the further contact features of each side (each side's
+    Sides made once for both kinds of feature)."""
+    mine, theirs = Sides.of(boards), Sides.of(flip(boards))
+    return torch.cat([tesauro198_race(boards), contact_features(mine), contact_features(theirs),
+                      contact_extra_features(mine), contact_extra_features(theirs)], dim=1)
 
 
 def race_v1(boards: torch.Tensor) -> torch.Tensor:
