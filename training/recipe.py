@@ -95,8 +95,9 @@ RECIPES = {
     # An afternoon on two cores (gammon train --recipe quick --out DIR --workers 2): what the strong recipe
     # learnt, without its detours. A short TD run, then a two-layer contact net from the first generation on,
     # and every generation labelling all positions so far anew with its own 1-ply search (one teacher, the best).
-    # 300,000 TD games and five generations: +0.613 against pubeval over 10,000 games after 2 h 6 min of stages on a
-    # shared 2-core machine; 100,000 TD games and four generations had levelled off at +0.569 (benchmarks/RESULTS.md).
+    # 300,000 TD games and five generations: +0.613 against pubeval over 10,000 games, 2 h 25 min from random
+    # weights on a shared 2-core machine; 100,000 TD games and four generations had levelled off at +0.569
+    # (benchmarks/RESULTS.md).
     "quick": Recipe(
         td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000),
         generations=[
