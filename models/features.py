@@ -77,13 +77,18 @@ class Sides:
         d1, d2 = _SINGLE_DICE[:, 0], _SINGLE_DICE[:, 1]
         landed = ((hitter << d1) & open_) << d2 | ((hitter << d2) & open_) << d1
         single_hits = ((hitter << d1) | (hitter << d2) | landed) & blot
-        double_hits = np.zeros((len(self), 6), dtype=np.uint32)
-        reach = hitter
-        for _ in range(4):
-            reach = reach << _DOUBLE_DICE
-            double_hits |= reach & blot
-            reach = reach & open_
-        return np.concatenate([single_hits, double_hits], axis=1)
+        first, second, third, fourth = self.double_steps
+        return np.concatenate([single_hits, (first | second | third | fourth) & blot], axis=1)
+
+    @cached_property
+    def double_steps(self) -> tuple[np.ndarray, ...]:
+        """(N, 6) masks, one a step of each double 1-1 .. 6-6: the points the opponent's checkers reach
+        with 1, 2, 3 and 4 steps of the die, every landing before the last open."""
+        _, open_, hitter = self.shot_masks
+        steps = [np.broadcast_to(hitter << _DOUBLE_DICE, (len(self), 6))]
+        for _ in range(3):
+            steps.append((steps[-1] & open_) << _DOUBLE_DICE)
+        return tuple(steps)
 
     @cached_property
     def opponent_rear(self) -> np.ndarray:
@@ -142,19 +147,16 @@ def double_hit_chance(boards) -> np.ndarray:
     singles = np.count_nonzero(apart | chained, axis=1)
 
     # Doubles: step by step, the blots first reached at each step, and the landings reached through a hit blot.
-    first = []  # blots first reached at steps 1, 2 and 3 (one at step 4 pairs with none)
-    reach = np.broadcast_to(hitter << _DOUBLE_DICE, (len(s), 6))
+    steps = s.double_steps
     through = np.zeros((len(s), 6), dtype=np.uint32)
-    seen = np.zeros((len(s), 6), dtype=np.uint32)
     chained_double = np.zeros((len(s), 6), dtype=bool)
-    for step in range(1, 5):
-        if step > 1:
-            through = ((through & open_) | (reach & blot)) << _DOUBLE_DICE
-            reach = (reach & open_) << _DOUBLE_DICE
-            chained_double |= (through & blot) > 0
-        if step < 4:
-            first.append(np.bitwise_count(reach & blot & ~seen).astype(np.int16))
-            seen = seen | (reach & blot)
+    for before in steps[:3]:
+        through = ((through & open_) | (before & blot)) << _DOUBLE_DICE
+        chained_double |= (through & blot) > 0
+    first, seen = [], np.zeros((len(s), 6), dtype=np.uint32)  # blots first reached at steps 1, 2 and 3
+    for reach in steps[:3]:
+        first.append(np.bitwise_count(reach & blot & ~seen).astype(np.int16))
+        seen = seen | (reach & blot)
     n1, n2, n3 = first
     apart_double = (n1 >= 2) | (n2 >= 2) | ((n1 >= 1) & (n2 + n3 >= 1))
     doubles = np.count_nonzero(apart_double | chained_double, axis=1)

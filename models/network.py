@@ -106,14 +106,19 @@ class ClassNets(nn.Module):
         return out
 
 
-def build_model(spec: str, hidden: tuple[int, ...]) -> ClassNets:
-    """A fresh model from a spec like ``contact=contact-v1,race=race-v1`` (or ``all=tesauro198+race``)."""
+def net_encodings(spec: str) -> dict[str, str]:
+    """A nets spec like ``contact=contact-v1,race=race-v1`` as {net name: encoding}, spaces dropped."""
     try:
-        pairs = dict(item.split("=", 1) for item in spec.split(","))
+        pairs = [item.split("=", 1) for item in spec.split(",")]
+        return {name.strip(): encoding.strip() for name, encoding in pairs}
     except ValueError:
         raise GammonError(f"nets spec {spec!r}: write NAME=ENCODING pairs joined by commas, "
                          "e.g. contact=contact-v1,race=race-v1") from None
-    return ClassNets({name.strip(): TDNet(enc.strip(), hidden) for name, enc in pairs.items()})
+
+
+def build_model(spec: str, hidden: tuple[int, ...]) -> ClassNets:
+    """A fresh model from a spec like ``contact=contact-v1,race=race-v1`` (or ``all=tesauro198+race``)."""
+    return ClassNets({name: TDNet(encoding, hidden) for name, encoding in net_encodings(spec).items()})
 
 
 def seed_from(target: ClassNets, source: ClassNets) -> list[str]:

@@ -31,12 +31,13 @@ import torch
 
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_write
-from gammon.models.network import load_weights
+from gammon.engine.rules.variants import variant_named
+from gammon.models.network import load_weights, net_encodings
 from gammon.training.curve import write_curve
 from gammon.training.distill import DistillConfig, generation
 from gammon.training.onesided import OneSidedConfig, train_one_sided
 from gammon.training.runlog import append_log, read_log
-from gammon.training.train import Config, evaluate_vs_baseline, train
+from gammon.training.train import Config, default_nets, evaluate_vs_baseline, train
 
 
 @dataclass
@@ -127,16 +128,11 @@ def with_nets(recipe: Recipe, nets: str, out: Path) -> Recipe:
     checkpoint = out / "td" / "checkpoint.pt"
     if checkpoint.exists():
         began = torch.load(checkpoint, map_location="cpu", weights_only=True)["config"].get("nets", "")
-        if _pairs(began) != _pairs(nets):
+        if net_encodings(began or default_nets(variant_named(td.variant))) != net_encodings(nets):
             raise GammonError(f"{out / 'td'} began on --nets {began or 'the default'!r}; --nets {nets!r} would "
                               "not apply to it: give another --out")
     return replace(recipe, td=td)
 
-
-def _pairs(nets: str) -> dict[str, str]:
-    """A --nets spec as {net name: encoding}, whatever its order and spacing."""
-    return dict((name.strip(), encoding.strip()) for name, _, encoding in
-                (item.partition("=") for item in nets.split(",") if item.strip()))
 
 
 def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: int = 1,
