@@ -167,8 +167,9 @@ def position_class(boards: np.ndarray) -> np.ndarray:
     otherwise. Bear-offs are races here: the exact databases take them before any net.
     """
     b = np.asarray(boards)
-    crashed = _crashed(mover_counts(b)) | _crashed(opponent_counts(b))
-    return np.where(is_race(b), RACE, np.where(crashed, CRASHED, CONTACT))
+    mine, theirs = mover_counts(b), opponent_counts(b)  # once: every evaluation classes its batch
+    race = race_of_back_checkers(np.stack([rearmost(mine), rearmost(theirs)], axis=-1))
+    return np.where(race, RACE, np.where(_crashed(mine) | _crashed(theirs), CRASHED, CONTACT))
 
 
 def flip(boards: np.ndarray) -> np.ndarray:

@@ -175,11 +175,10 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     equity = cubeless_equity(probs)
     cubeful = play_values(evaluator.variant, afterstates.boards, again, probs, cube)
     order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
-    return [
-        RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], float(equity[k]), float(cubeful[k]),
-                   int(depth[k]), bool(again[k]))
-        for k in order
-    ]
+    # the scalars as Python numbers in one call each, not one numpy call per move
+    return [RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], *scalars)
+            for k, *scalars in zip(order, equity[order].tolist(), cubeful[order].tolist(), depth[order].tolist(),
+                                   again[order].tolist())]
 
 
 # -- the cube ------------------------------------------------------------------------------
