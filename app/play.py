@@ -25,7 +25,7 @@ from gammon.engine.review.match_analysis import DOUBTFUL
 from gammon.engine.rules.board import VARIANTS as BOARD_VARIANTS
 from gammon.engine.rules.variants import variant_named
 from gammon.engine.search.evaluator import evaluator_policy
-from gammon.options import at_least, between, model_option, positive_float, variant_option
+from gammon.options import MAX_PLY, at_least, between, model_option, positive_float, variant_option
 
 SERIES_CHUNK = 500  # games or matches with the cube are played this many slots at a time
 
@@ -189,7 +189,8 @@ def register(sub) -> None:
     serve.add_argument("--port", type=between(0, 65535), default=8765,
                        help="TCP port (default 8765; 0 picks a free one)")
     model_option(serve)
-    serve.add_argument("--ply", type=int, default=0, choices=range(0, 3), help="move search depth (default 0)")
+    serve.add_argument("--ply", type=between(0, MAX_PLY), default=0,
+                       help=f"move search depth 0..{MAX_PLY} (default 0); the cube at this depth, 1-ply at least")
     serve.add_argument("--max-connections", type=between(1, 1024), default=16,
                        help="connections served at once; more are closed at once (default 16)")
     serve.add_argument("--idle-timeout", type=between(1, 10**6), default=3600,

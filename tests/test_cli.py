@@ -176,6 +176,7 @@ def test_bad_training_options_and_unusable_paths_get_one_line(capsys, tmp_path):
     (["serve", "--port", "http"], "--port: 'http' is not a whole number"),
     (["serve", "--max-connections", "0"], "--max-connections: must be 1..1024; got 0"),
     (["serve", "--idle-timeout", "0"], "--idle-timeout: must be 1..1000000; got 0"),
+    (["serve", "--ply", "4"], "--ply: must be 0..3; got 4"),
     (["rollout", "4HPwATDgc/ABMA", "--games", "37"], "--games: must be at least 36 and a multiple of 36"),
     (["match", "pubeval", "random", "--automatic-doubles", "-1"], "--automatic-doubles: must be at least 0"),
 ])
@@ -236,6 +237,20 @@ def test_serve_passes_its_limits_to_the_server(monkeypatch):
     monkeypatch.setattr(ExternalPlayerServer, "serve_forever", record)
     assert main(["serve", "--port", "0", "--idle-timeout", "30", "--max-connections", "2"]) == 0
     assert seen == {"idle": 30, "connections": 2}
+
+
+def test_serve_searches_as_deep_as_the_other_commands(monkeypatch):
+    from gammon.app.play import ExternalPlayerServer
+
+    seen = {}
+
+    def record(self):
+        seen["plies"] = self.bot.plies
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ExternalPlayerServer, "serve_forever", record)
+    assert main(["serve", "--port", "0", "--ply", "3"]) == 0
+    assert seen == {"plies": 3}
 
 
 def test_eval_hint_and_cube_take_a_variant_and_refuse_a_position_that_does_not_fit_it(capsys):

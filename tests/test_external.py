@@ -74,6 +74,16 @@ def test_replies_are_legal_moves_or_cube_words(bot):
     assert bot.reply(doubled) in {"take", "drop"}
 
 
+def test_a_three_ply_bot_plays_what_a_three_ply_hint_plays():
+    from gammon.engine.rules.notation import format_move
+    from gammon.engine.search.analysis import rank_moves
+    from gammon.models.players import load_analyst
+
+    analyst = load_analyst("default")
+    best = rank_moves(analyst, starting_board(), (6, 3), plies=3)[0]
+    assert Bot(analyst, plies=3).reply(OPENING) == format_move(starting_board(), best.steps)
+
+
 def test_malformed_board_strings_get_a_safe_empty_reply(bot):
     for line in ["hello", "board:1:2:3", OPENING.replace(":5:", ":x:", 1), with_fields(OPENING, f12=16)]:
         assert bot.reply(line) == ""
