@@ -35,7 +35,7 @@ from gammon.engine.rules.board import (
     CONTACT,
     CRASHED,
     MAX_CHECKERS,
-    RACE,
+    is_race,
     mover_counts,
     opponent_counts,
     position_class,
@@ -288,7 +288,7 @@ class Screen:
         first, inverse = distinct_rows(boards)
         boards = boards[first]
         on_roll = self.variant.geometry.flip(boards)
-        judged = (result_points(boards, self.variant.checkers) == 0) & (position_class(on_roll) != RACE)
+        judged = (result_points(boards, self.variant.checkers) == 0) & ~is_race(on_roll)  # contact or crashed
         out = np.full(len(boards), np.nan)
         if judged.any():
             out[judged] = mover_equity(self.net.results(on_roll[judged]))
