@@ -272,8 +272,10 @@ def test_a_batch_stopped_by_a_signal_says_so_in_one_line_and_leaves_no_file(tmp_
     source.write_text("".join(json.dumps({"id": i, "gnubgid": r["gnubgid"], "dice": r["dice"]}) + "\n"
                               for i, r in enumerate(rows)))
     out = tmp_path / "out.jsonl"
+    # SIGINT as at a terminal: a job a script starts in the background inherits SIGINT ignored, and Python keeps that
     proc = subprocess.Popen([sys.executable, "-m", "gammon", "hint", "--batch", str(source), "--out", str(out),
-                             "--ply", "2"], stderr=subprocess.PIPE, text=True)
+                             "--ply", "2"], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not any(p.name.startswith(".out.jsonl.") for p in tmp_path.iterdir()) and time.monotonic() < deadline:
         time.sleep(0.05)  # the answers are being written
