@@ -22,6 +22,7 @@ BENCHMARKS = {  # name (the module in benchmarks/) -> what it measures
     "accuracy": "move and cube error against GNU Backgammon 2-ply on the dev positions",
     "race_accuracy": "move loss against GNU Backgammon 2-ply on held-out positions of our own, races or --class",
     "inputs": "contact encodings compared: fresh nets fitted on one generation's labels, judged by gnubg-nn",
+    "calibration": "a model's 0-ply probabilities against rollouts of its own play, on held-out positions",
     "analysis_vs_gnubg": "our match analysis beside GNU Backgammon's, on the same matches",
     "vs_gnubg": "our bot against GNU Backgammon itself, through its external-player protocol",
     "device": "the device path's throughput on whatever device is present",
