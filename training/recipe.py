@@ -134,7 +134,6 @@ def with_nets(recipe: Recipe, nets: str, out: Path) -> Recipe:
     return replace(recipe, td=td)
 
 
-
 def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: int = 1,
                ray: str | None = None, nets: str = "") -> Path:
     """Run (or resume) recipe ``name`` (one of :data:`RECIPES`, or a :class:`Recipe`) into ``out``; returns the

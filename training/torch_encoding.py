@@ -96,6 +96,26 @@ class Sides:
         return self.tables.escapes[block_masks(self)]
 
     @cached_property
+    def shot_masks(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """models.features.Sides.shot_masks: (N, 1) masks of the mover's blots, the points open to the
+        opponent, and where its hitters start (bit 0 = its bar; only the bar while it has checkers there)."""
+        blot = self.bits(self.mine[:, :25] == 1)[:, None]
+        open_ = self.bits(self.mine[:, :25] < 2)[:, None]
+        on_bar = self.theirs[:, 0] > 0
+        hitter = torch.where(on_bar, 1, self.bits(self.theirs[:, :25] > 0))[:, None]
+        return blot, open_, hitter
+
+    @cached_property
+    def double_steps(self) -> tuple[torch.Tensor, ...]:
+        """models.features.Sides.double_steps: (N, 6) masks of the points the opponent's checkers reach with
+        1, 2, 3 and 4 steps of each double, every landing before the last open."""
+        _, open_, hitter = self.shot_masks
+        steps = [(hitter << self.tables.double_dice).expand(len(self), 6)]
+        for _ in range(3):
+            steps.append((steps[-1] & open_) << self.tables.double_dice)
+        return tuple(steps)
+
+    @cached_property
     def hits(self) -> torch.Tensor:
         """models.features.Sides.hits: (N, 21) masks of the blots each roll hits (:func:`_hits`)."""
         return _hits(self)
@@ -112,16 +132,6 @@ def _first(flags: torch.Tensor) -> torch.Tensor:
     return torch.argmax(flags.to(torch.uint8), dim=1)  # argmax returns the first maximum
 
 
-def _shot_masks(s: Sides) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """models.features.Sides.shot_masks: (N, 1) masks of the mover's blots, the points open to the opponent,
-    and where its hitters start (bit 0 = its bar; only the bar while it has checkers there)."""
-    blot = s.bits(s.mine[:, :25] == 1)[:, None]
-    open_ = s.bits(s.mine[:, :25] < 2)[:, None]
-    on_bar = s.theirs[:, 0] > 0
-    hitter = torch.where(on_bar, 1, s.bits(s.theirs[:, :25] > 0))[:, None]
-    return blot, open_, hitter
-
-
 def _hits(s: Sides) -> torch.Tensor:
     """models.features.Sides.hits: (N, 21) masks of the blots each roll hits, the 15 non-doubles then the doubles.
 
@@ -129,17 +139,12 @@ def _hits(s: Sides) -> torch.Tensor:
     open landing between), the doubles as 6 columns stepped four times over open points.
     """
     t = s.tables
-    blot, open_, hitter = _shot_masks(s)
+    blot, open_, hitter = s.shot_masks
     d1, d2 = t.single_dice[:, 0], t.single_dice[:, 1]
     landed = ((hitter << d1) & open_) << d2 | ((hitter << d2) & open_) << d1
     single_hits = ((hitter << d1) | (hitter << d2) | landed) & blot
-    double_hits = torch.zeros((len(s), len(t.double_dice)), dtype=torch.int64, device=hitter.device)
-    reach = hitter
-    for _ in range(4):
-        reach = reach << t.double_dice
-        double_hits = double_hits | (reach & blot)
-        reach = reach & open_
-    return torch.cat([single_hits, double_hits], dim=1)
+    first, second, third, fourth = s.double_steps
+    return torch.cat([single_hits, (first | second | third | fourth) & blot], dim=1)
 
 
 def _roll_chance(flags: torch.Tensor) -> torch.Tensor:
@@ -171,24 +176,21 @@ def pip_loss(s: Sides) -> torch.Tensor:
 def double_hit_chance(s: Sides) -> torch.Tensor:
     """models.features.double_hit_chance: chance that the opponent's next roll hits two mover blots."""
     t = s.tables
-    blot, open_, hitter = _shot_masks(s)
+    blot, open_, hitter = s.shot_masks
     d1, d2 = t.single_dice[:, 0], t.single_dice[:, 1]
     by_first, by_second = (hitter << d1) & blot, (hitter << d2) & blot
     apart = (by_first != 0) & (by_second != 0) & (_popcount(by_first | by_second) >= 2)
     chained = (((by_first << d2) | (by_second << d1)) & blot) != 0
-    reach = (hitter << t.double_dice).expand(len(s), 6)
-    through = torch.zeros_like(reach)
-    seen = torch.zeros_like(reach)
-    chained_double = torch.zeros(reach.shape, dtype=torch.bool, device=reach.device)
-    first = []  # blots first reached at steps 1, 2 and 3
-    for step in range(1, 5):
-        if step > 1:
-            through = ((through & open_) | (reach & blot)) << t.double_dice
-            reach = (reach & open_) << t.double_dice
-            chained_double = chained_double | ((through & blot) != 0)
-        if step < 4:
-            first.append(_popcount(reach & blot & ~seen))
-            seen = seen | (reach & blot)
+    steps = s.double_steps
+    through = torch.zeros_like(steps[0])
+    chained_double = torch.zeros(steps[0].shape, dtype=torch.bool, device=blot.device)
+    for before in steps[:3]:
+        through = ((through & open_) | (before & blot)) << t.double_dice
+        chained_double = chained_double | ((through & blot) != 0)
+    first, seen = [], torch.zeros_like(steps[0])  # blots first reached at steps 1, 2 and 3
+    for reach in steps[:3]:
+        first.append(_popcount(reach & blot & ~seen))
+        seen = seen | (reach & blot)
     n1, n2, n3 = first
     apart_double = (n1 >= 2) | (n2 >= 2) | ((n1 >= 1) & (n2 + n3 >= 1))
     flags = torch.cat([apart | chained, apart_double | chained_double], dim=1).to(torch.float64)

@@ -13,7 +13,7 @@ import numpy as np
 
 from gammon.engine.cube.state import Cube, CubeDecision, verdict
 from gammon.engine.errors import GammonError
-from gammon.engine.rules.board import mover_counts, pips_of, race_of_back_checkers, rearmost
+from gammon.engine.rules.board import back_of, mover_counts, pips_of, race_of_back_checkers
 from gammon.engine.rules.outcomes import cubeless_equity, swap_sides
 from gammon.engine.rules.variants import MIRRORED, Geometry
 
@@ -31,7 +31,7 @@ def cube_efficiency(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.nda
     b = np.asarray(boards)
     b = b.reshape(-1, b.shape[-1])  # 26 cells, or 28 with the checkers still to enter
     mine, theirs = mover_counts(b), geometry.opponent_counts(b)  # once: every hint values its plays here
-    back = np.stack([rearmost(mine), rearmost(theirs)], axis=-1)
+    back = back_of(mine, theirs)
     bearing_off = (back <= 6).all(axis=-1)
     race = np.where(bearing_off, 0.6, np.clip(0.55 + 0.00125 * pips_of(mine).astype(np.float64), 0.6, 0.7))
     return np.where(race_of_back_checkers(back, geometry), race, 0.68)

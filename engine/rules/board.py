@@ -113,7 +113,12 @@ def pip_counts(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
 
 def back_checkers(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
     """Each side's rearmost occupied point in its own numbering (bar = 25, 0 = none left): (..., 2)."""
-    return np.stack([rearmost(mover_counts(boards)), rearmost(opponent_counts(boards, geometry))], axis=-1)
+    return back_of(mover_counts(boards), opponent_counts(boards, geometry))
+
+
+def back_of(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """:func:`back_checkers` from each side's (..., 25) own-numbered counts, for callers that hold them."""
+    return np.stack([rearmost(mine), rearmost(theirs)], axis=-1)
 
 
 def is_race(boards: np.ndarray, geometry: Geometry = MIRRORED) -> np.ndarray:
@@ -168,7 +173,7 @@ def position_class(boards: np.ndarray) -> np.ndarray:
     """
     b = np.asarray(boards)
     mine, theirs = mover_counts(b), opponent_counts(b)  # once: every evaluation classes its batch
-    race = race_of_back_checkers(np.stack([rearmost(mine), rearmost(theirs)], axis=-1))
+    race = race_of_back_checkers(back_of(mine, theirs))
     return np.where(race, RACE, np.where(_crashed(mine) | _crashed(theirs), CRASHED, CONTACT))
 
 
