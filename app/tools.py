@@ -20,6 +20,7 @@ BENCHMARKS = {  # name (the module in benchmarks/) -> what it measures
     "rollout_vs_gnubg": "our rollouts beside GNU Backgammon's own: the same positions, the equities and the speed",
     "strength": "playing strength: money games between two players, duplicate dice",
     "accuracy": "move and cube error against GNU Backgammon 2-ply on the dev positions",
+    "cube_errors": "cube error against GNU Backgammon 2-ply on held-out self-play positions, beside gnubg 0-ply's",
     "race_accuracy": "move loss against GNU Backgammon 2-ply on held-out positions of our own, races or --class",
     "inputs": "contact encodings compared: fresh nets fitted on one generation's labels, judged by gnubg-nn",
     "calibration": "a model's 0-ply probabilities against rollouts of its own play, on held-out positions",

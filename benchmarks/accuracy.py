@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from tqdm import tqdm
@@ -123,25 +124,52 @@ def choose_level_moves(net, items, name: str, progress: bool):
     return chosen, notations, seconds
 
 
-def cube_losses(net, items, plies: int, progress: bool) -> dict:
-    """Double/no-double and take/pass losses (mp per decision) judged by gnubg's 2-ply figures."""
-    double_loss, take_loss = [], []
-    double_wrong = take_wrong = 0
+class CubeCalls(NamedTuple):
+    """Each position's loss (mp) of a player's double/no-double and take/pass calls, judged by gnubg's 2-ply
+    figures, and whether each call differs from the one those figures make right (a wrong call costs nothing
+    where the two actions tie)."""
+
+    double_loss: np.ndarray
+    take_loss: np.ndarray
+    double_wrong: np.ndarray
+    take_wrong: np.ndarray
+
+
+def judged_calls(reference: np.ndarray, doubles: np.ndarray, takes: np.ndarray) -> CubeCalls:
+    """CubeCalls of calls ``doubles`` and ``takes`` (N,) bool, judged by ``reference`` (N, 3): gnubg's 2-ply no
+    double, double/take and double/pass equities for the player on roll."""
+    nd, dt, dp = np.asarray(reference, dtype=np.float64).reshape(-1, 3).T
+    best_double = np.minimum(dt, dp)
+    return CubeCalls(1000 * (np.maximum(nd, best_double) - np.where(doubles, best_double, nd)),
+                     1000 * (np.where(takes, dt, dp) - best_double),  # the taker wants the doubler's equity low
+                     doubles != (best_double > nd), takes != (dt <= dp))
+
+
+def reference_figures(items) -> np.ndarray:
+    """(N, 3) gnubg's 2-ply no double, double/take, double/pass equities of each item."""
+    return np.array([[item["pre_roll_2ply"][k] for k in ("nd", "dt", "dp")] for item in items]).reshape(-1, 3)
+
+
+def decision_losses(net, items, plies: int, progress: bool = False) -> CubeCalls:
+    """Our double/no-double and take/pass calls before the roll at ``plies``, judged by gnubg's 2-ply figures."""
+    doubles, takes = [], []
     for item in tqdm(items, desc=f"cube {plies}-ply", disable=not progress, leave=False):
         board = board_from_position_id(item["position_id"])
-        reference = item["pre_roll_2ply"]
-        nd, dt, dp = reference["nd"], reference["dt"], reference["dp"]
-        probs = position_probs(net, board[None], plies)[0]
-        ours = cube_decision(probs, Cube(), float(cube_efficiency(board)[0]))
-        best_double = min(dt, dp)
-        our_double = ours.action == "double"
-        double_loss.append(1000 * (max(nd, best_double) - (best_double if our_double else nd)))
-        double_wrong += our_double != (best_double > nd)
-        our_take = ours.response != "pass"
-        take_loss.append(1000 * ((dt if our_take else dp) - min(dt, dp)))  # the taker wants the doubler's equity low
-        take_wrong += our_take != (dt <= dp)
-    return {"double": {**mean_ci(double_loss), "wrong": double_wrong},
-            "take": {**mean_ci(take_loss), "wrong": take_wrong}}
+        ours = cube_decision(position_probs(net, board[None], plies)[0], Cube(), float(cube_efficiency(board)[0]))
+        doubles.append(ours.action == "double")
+        takes.append(ours.response != "pass")
+    return judged_calls(reference_figures(items), np.array(doubles, dtype=bool), np.array(takes, dtype=bool))
+
+
+def loss_summary(calls: CubeCalls) -> dict:
+    """Mean loss (95% CI) and wrong calls of each decision."""
+    return {"double": {**mean_ci(calls.double_loss), "wrong": int(calls.double_wrong.sum())},
+            "take": {**mean_ci(calls.take_loss), "wrong": int(calls.take_wrong.sum())}}
+
+
+def cube_losses(net, items, plies: int, progress: bool) -> dict:
+    """Double/no-double and take/pass losses (mp per decision) judged by gnubg's 2-ply figures."""
+    return loss_summary(decision_losses(net, items, plies, progress))
 
 
 def main(argv=None) -> int:

@@ -30,19 +30,17 @@ from gammon.benchmarks.race_accuracy import held_out_positions
 from gammon.engine.play.rollout import rollout
 from gammon.engine.play.stats import mean_ci95
 from gammon.engine.rules.board import CLASS_NAMES
-from gammon.engine.rules.outcomes import cubeless_equity
+from gammon.engine.rules.outcomes import PROBABILITY_NAMES, cubeless_equity
 from gammon.engine.search.analysis import position_probs
 from gammon.models.gnubg import import_gnubg_nn, to_gnubg
 from gammon.models.players import load_analyst
-
-PROBABILITIES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
 def errors(estimates: np.ndarray, reference: np.ndarray) -> dict:
     """Each probability's mean error (95% CI) and rms, and the cubeless equity's rms, of ``estimates``."""
     diff = estimates - reference
     row = {}
-    for k, name in enumerate(PROBABILITIES):
+    for k, name in enumerate(PROBABILITY_NAMES):
         mean, ci = mean_ci95(diff[:, k])
         row[name] = {"mean": mean, "ci95": list(ci), "rms": float(np.sqrt((diff[:, k] ** 2).mean()))}
     row["equity_rms"] = float(np.sqrt(((cubeless_equity(estimates) - cubeless_equity(reference)) ** 2).mean()))
@@ -68,7 +66,7 @@ def main(argv=None) -> int:
                        for board in tqdm(boards, desc="rollouts", disable=args.json)])
     report = {"model": args.model, "class": args.kind, "positions": len(boards), "games": args.games,
               "rollout_seconds": round(time.perf_counter() - started),
-              "rollout_means": dict(zip(PROBABILITIES, rolled.mean(axis=0).tolist())),
+              "rollout_means": dict(zip(PROBABILITY_NAMES, rolled.mean(axis=0).tolist())),
               "ours_0ply": errors(position_probs(net, boards, 0), rolled)}
     if not args.no_gnubg:
         gnubg_nn = import_gnubg_nn()
@@ -83,7 +81,7 @@ def main(argv=None) -> int:
         if who in report:
             row = report[who]
             cells = ", ".join(f"{name} {row[name]['mean']:+.4f} ({row[name]['ci95'][0]:+.4f} .. "
-                              f"{row[name]['ci95'][1]:+.4f})" for name in PROBABILITIES)
+                              f"{row[name]['ci95'][1]:+.4f})" for name in PROBABILITY_NAMES)
             print(f"  {who}: {cells}; equity rms {row['equity_rms']:.4f}")
     return 0
 

@@ -9,6 +9,7 @@ import argparse
 import inspect
 import re
 from dataclasses import fields
+from pathlib import Path
 
 from gammon.engine.rules.variants import VARIANTS
 
@@ -132,3 +133,18 @@ def config_from(args: argparse.Namespace, config):
     """The dataclass ``config`` from parsed options (:func:`config_options`); options left None keep the default."""
     given = {f.name: getattr(args, f.name) for f in fields(config) if getattr(args, f.name) is not None}
     return config(**given)
+
+
+def model_stage_main(argv, prog: str, description: str, config, model_help: str, run) -> int:
+    """The command line of a training step that makes a run folder from a model (the pruning net, calibration):
+    the dataclass ``config``'s options, ``--model``, ``--out`` and ``--no-progress``; runs ``run(model path, out,
+    config, progress)``, which returns the file it wrote, and prints that file and the folder's report.json."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    config_options(parser, config)
+    model_option(parser, required=True, help=model_help)
+    parser.add_argument("--out", type=Path, required=True, help="run folder")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    print(run(Path(args.model), args.out, config_from(args, config), not args.no_progress))
+    print((args.out / "report.json").read_text(), end="")
+    return 0

@@ -24,7 +24,6 @@ SHA-256 of the model it was taught by: a pruning net is used only with that mode
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -43,7 +42,7 @@ from gammon.engine.rules.outcomes import result_points
 from gammon.models.inference import file_digest, mover_equity
 from gammon.models.network import ClassNets, TDNet, save_weights
 from gammon.models.players import load_analyst
-from gammon.options import config_from, config_options, model_option
+from gammon.options import model_stage_main
 from gammon.training.distill import Collecting, collect_batch, collect_positions, model_runner, soft_cross_entropy
 
 
@@ -146,16 +145,8 @@ def train_prune(model_path: Path, out: Path, config: PruneConfig, progress: bool
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gammon.training.prune", description=__doc__.split("\n")[0])
-    config_options(parser, PruneConfig)
-    model_option(parser, required=True, help="the model whose plays the pruning net learns to rank (a .pt file)")
-    parser.add_argument("--out", type=Path, required=True, help="run folder")
-    parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
-    weights = train_prune(Path(args.model), args.out, config_from(args, PruneConfig), not args.no_progress)
-    print(weights)
-    print((args.out / "report.json").read_text(), end="")
-    return 0
+    return model_stage_main(argv, "python -m gammon.training.prune", __doc__.split("\n")[0], PruneConfig,
+                            "the model whose plays the pruning net learns to rank (a .pt file)", train_prune)
 
 
 if __name__ == "__main__":

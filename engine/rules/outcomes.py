@@ -28,6 +28,8 @@ import numpy as np
 from gammon.engine.rules.board import BOARD_SIZE, checkers_off, mover_counts
 from gammon.engine.rules.variants import OPPONENT_UNENTERED, Variant
 
+# Names of gnubg's five probabilities, in their order (reports and files key them so).
+PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 # Points of each exclusive result, for its owner.
 RESULT_POINTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
 
