@@ -2,6 +2,7 @@
 
     gammon bench cube_errors                          # the shipped model at 0 and 2-ply, 4,000 positions
     gammon bench cube_errors --model OTHER.pt --plies 0 --json
+    gammon bench cube_errors --cube-model-alone       # our cube model fed gnubg-nn's 0-ply probabilities too
     gammon bench cube_errors --make-positions         # benchmarks/data/cube_positions.jsonl anew (needs gnubg)
 
 The dev file (tests/data/dev_positions.jsonl) is for reporting only, so a change that moves
@@ -18,7 +19,10 @@ double/no-double call differs from what gnubg's 2-ply figures make right, and th
 where our take/pass does, in thousandths of a point per position (most positions are far
 from any cube action and cost nobody anything). GNU Backgammon's own 0-ply calls are scored
 the same way: the target of the strength issue is to be no worse than them. With two
-models, their paired differences get a 95% interval.
+models, their paired differences get a 95% interval. ``--cube-model-alone`` also scores our
+cube model (:func:`engine.cube.decisions.cube_decision`, our cube efficiency) fed gnubg-nn's
+0-ply probabilities instead of our nets': where that matches gnubg's own 0-ply calls, what our
+calls lose beyond them comes from our probabilities, not from the cube model.
 """
 
 from __future__ import annotations
@@ -108,6 +112,8 @@ def main(argv=None) -> int:
                                                           "(default: the shipped model)")
     parser.add_argument("--plies", default="0,2", help="comma-separated plies of our cube decisions (default 0,2)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
+    parser.add_argument("--cube-model-alone", action="store_true",
+                        help="also our cube model fed gnubg-nn's 0-ply probabilities (needs gnubg-nn)")
     parser.add_argument("--make-positions", action="store_true", help="write the positions file anew (needs gnubg)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -121,6 +127,10 @@ def main(argv=None) -> int:
     models = args.model or ["default"]
     report = {"positions": len(items), "gnubg_0ply": loss_summary(gnubg_losses(items)), "models": {},
               "differences": {}}
+    if args.cube_model_alone:
+        from gammon.models.gnubg import GnubgEvaluator
+
+        report["our_cube_model_on_gnubg_nn_0ply"] = loss_summary(decision_losses(GnubgEvaluator(), items, 0))
     for plies in [int(p) for p in args.plies.split(",") if p]:
         losses = {name: decision_losses(load_analyst(name), items, plies, progress=True) for name in models}
         for name, calls in losses.items():
@@ -134,6 +144,8 @@ def main(argv=None) -> int:
         return 0
     print(f"{len(items)} held-out self-play positions; cube loss in mp per position, gnubg 2-ply as judge")
     print(describe("gnubg 0-ply", report["gnubg_0ply"]))
+    if "our_cube_model_on_gnubg_nn_0ply" in report:
+        print(describe("our cube model on gnubg-nn 0-ply probabilities", report["our_cube_model_on_gnubg_nn_0ply"]))
     for name, by_ply in report["models"].items():
         for plies, row in by_ply.items():
             print(describe(f"{name} {plies}-ply", row))

@@ -44,8 +44,8 @@ def test_a_call_against_the_judge_where_the_actions_tie_is_wrong_but_costs_nothi
 
 
 def test_the_benchmark_reports_the_shipped_model_beside_gnubg(capsys):
-    assert main(["--limit", "40", "--plies", "0", "--json"]) == 0
+    assert main(["--limit", "40", "--plies", "0", "--json", "--cube-model-alone"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["positions"] == 40
-    for row in (report["gnubg_0ply"], report["models"]["default"]["0"]):
+    for row in (report["gnubg_0ply"], report["models"]["default"]["0"], report["our_cube_model_on_gnubg_nn_0ply"]):
         assert row["double"]["n"] == row["take"]["n"] == 40 and row["double"]["mean"] >= 0 <= row["take"]["mean"]
