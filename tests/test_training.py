@@ -17,7 +17,7 @@ from gammon.engine.rules.variants import variant_named
 from gammon.engine.search.bearoff import WithBearoff
 from gammon.engine.search.evaluator import evaluator_policy
 from gammon.models.baselines import RandomEvaluator
-from gammon.models.network import WeightsError, load_weights
+from gammon.models.network import WeightsError, load_weights, net_encodings
 from gammon.models.onesided import OneSidedRace
 from gammon.training.cli import main as train_cli
 from gammon.training.distill import (
@@ -346,6 +346,13 @@ def test_a_recipe_trains_on_the_nets_it_is_given_and_refuses_other_nets_once_beg
     run_recipe(short, tmp_path / "r", progress=False, nets="race=race-v1, contact=contact-v2")  # the same nets
     with pytest.raises(GammonError, match="unknown encoding 'contact-v9'"):
         run_recipe(short, tmp_path / "s", progress=False, nets="contact=contact-v9,race=race-v1")
+    own = replace(short, td=replace(short.td, nets="contact=contact-v1,race=race-v1"))  # a recipe naming its nets
+    with pytest.raises(GammonError, match="give another --out, or those nets to go on"):
+        run_recipe(own, tmp_path / "r", progress=False)
+
+
+def test_the_quick_recipe_trains_on_contact_v2():
+    assert net_encodings(RECIPES["quick"].td.nets) == {"contact": "contact-v2", "race": "race-v1"}
 
 
 def test_gammon_train_refuses_training_options_a_recipe_would_not_use(tmp_path):

@@ -1,7 +1,7 @@
 """Training recipes: one command that reproduces a model from random weights, resumable.
 
     gammon train --recipe strong --out runs/strong     # the shipped model; run again after a kill
-    gammon train --recipe quick --out runs/q2 --nets contact=contact-v2,race=race-v1   # on other inputs
+    gammon train --recipe quick --out runs/q1 --nets contact=contact-v1,race=race-v1   # on other inputs
 
 A recipe is a list of stages run one after another, each in its own folder of ``--out``:
 
@@ -97,10 +97,12 @@ RECIPES = {
     # learnt, without its detours. A short TD run, then a two-layer contact net from the first generation on,
     # and every generation labelling all positions so far anew with its own 1-ply search (one teacher, the best).
     # 300,000 TD games and five generations: +0.613 against pubeval over 10,000 games, 2 h 25 min from random
-    # weights on a shared 2-core machine; 100,000 TD games and four generations had levelled off at +0.569
-    # (benchmarks/RESULTS.md).
+    # weights on a shared 2-core machine; 100,000 TD games and four generations had levelled off at +0.569.
+    # On contact-v2's inputs (four more features a side) the same stages reach +0.641 on the same games, and
+    # -0.017 against gnubg-nn 0-ply where contact-v1's reach -0.048 (benchmarks/RESULTS.md).
     "quick": Recipe(
-        td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000),
+        td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000,
+                  nets="contact=contact-v2,race=race-v1"),
         generations=[
             DistillConfig(positions=200_000, seed=11, fresh="contact=512x256", split="hash", cosine=True, epochs=30),
         ] + [
@@ -129,8 +131,8 @@ def with_nets(recipe: Recipe, nets: str, out: Path) -> Recipe:
     if checkpoint.exists():
         began = torch.load(checkpoint, map_location="cpu", weights_only=True)["config"].get("nets", "")
         if net_encodings(began or default_nets(variant_named(td.variant))) != net_encodings(nets):
-            raise GammonError(f"{out / 'td'} began on --nets {began or 'the default'!r}; --nets {nets!r} would "
-                              "not apply to it: give another --out")
+            raise GammonError(f"{out / 'td'} began on --nets {began or default_nets(variant_named(td.variant))!r}; "
+                              f"--nets {nets!r} would not apply to it: give another --out, or those nets to go on")
     return replace(recipe, td=td)
 
 
@@ -140,11 +142,12 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
     final weights ``out / 'model.pt'``.
 
     ``workers`` and ``ray`` say where the generations' positions are labelled (:func:`generation`);
-    ``nets``, where given, the nets of the TD stage (:func:`with_nets`).
+    ``nets``, where given, the nets of the TD stage (:func:`with_nets`), else the recipe's own.
     """
     if not isinstance(name, Recipe) and name not in RECIPES:
         raise GammonError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
     recipe = name if isinstance(name, Recipe) else RECIPES[name]
+    nets = nets or recipe.td.nets  # a recipe's own nets are checked against a run begun on others too
     if nets:
         recipe = with_nets(recipe, nets, out)
     out.mkdir(parents=True, exist_ok=True)
