@@ -79,6 +79,39 @@ class TDNet(nn.Module):
         return self(self.encode(boards))
 
 
+def widened(net: TDNet, hidden: tuple[int, ...], noise: float = 1e-3, seed: int = 0) -> TDNet:
+    """``net`` with hidden layers of ``hidden`` units (as many layers, none narrower), computing what it computed.
+
+    Net2Net's widening: each new unit of a layer is a copy of one of its units (taken in turn),
+    and the next layer's weights from that unit are shared out equally among it and its
+    copies, so the sum is unchanged. Copies that stayed exact copies would learn in step and
+    add nothing; ``noise`` (relative to each copied weight's layer scale) sets them apart, and
+    moves the outputs by about as much.
+    """
+    if len(hidden) != len(net.hidden) or any(new < old for new, old in zip(hidden, net.hidden)):
+        raise GammonError(f"a {'x'.join(map(str, net.hidden))} net widens to as many layers, none narrower; "
+                          f"got {'x'.join(map(str, hidden))}")
+    generator = torch.Generator().manual_seed(seed)
+    wide = TDNet(net.encoding, hidden)
+    old = [m for m in net.layers if isinstance(m, nn.Linear)]
+    new = [m for m in wide.layers if isinstance(m, nn.Linear)]
+    weight, bias = old[0].weight.detach().clone(), old[0].bias.detach().clone()
+    with torch.no_grad():
+        for k, size in enumerate(hidden):
+            source = torch.arange(size) % weight.shape[0]  # unit j of the wide layer copies unit source[j]
+            copies = torch.bincount(source, minlength=weight.shape[0]).to(weight.dtype)
+            scale = noise * weight.abs().mean()
+            extra = torch.arange(size) >= weight.shape[0]
+            new[k].weight.copy_(weight[source] + extra[:, None] * scale * torch.randn(size, weight.shape[1],
+                                                                                     generator=generator))
+            new[k].bias.copy_(bias[source])
+            weight = old[k + 1].weight.detach()[:, source] / copies[source]  # outgoing weights shared out
+            bias = old[k + 1].bias.detach().clone()
+        new[-1].weight.copy_(weight)
+        new[-1].bias.copy_(bias)
+    return wide
+
+
 class ClassNets(nn.Module):
     """One net per position class, named by ``engine.rules.board.CLASS_NAMES`` (or one net, ``all``).
 

@@ -9,6 +9,7 @@ import torch
 from positions import all_families  # tests/ is on sys.path under pytest
 
 from gammon.benchmarks.strength import main as strength_main
+from gammon.engine.errors import GammonError
 from gammon.engine.rules.board import flip, starting_board
 from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.models.encoding import encoder, tesauro198, tesauro198_race
@@ -21,6 +22,7 @@ from gammon.models.network import (
     load_weights,
     save_weights,
     seed_from,
+    widened,
 )
 from gammon.models.players import load_player
 
@@ -182,3 +184,20 @@ def test_a_version_1_file_still_loads(tmp_path, boards):
 def test_the_shipped_model_has_a_net_per_class():
     net = load_player("default")
     assert {"contact", "race"} <= set(net.model.nets)
+
+
+def test_a_widened_net_computes_what_the_narrow_one_did():
+    narrow = TDNet("tesauro198+race", (12, 8))
+    boards = np.stack([starting_board(), flip(starting_board())])
+    exact = widened(narrow, (20, 8), noise=0.0)
+    assert exact.hidden == (20, 8)
+    torch.testing.assert_close(exact.logits(boards), narrow.logits(boards), atol=1e-5, rtol=0)
+    twice = widened(narrow, (30, 17), noise=0.0)  # units copied once or twice, in both layers
+    torch.testing.assert_close(twice.logits(boards), narrow.logits(boards), atol=1e-5, rtol=0)
+    apart = widened(narrow, (20, 8))  # the copies set apart: close, not equal
+    difference = (apart.logits(boards) - narrow.logits(boards)).abs().max()
+    assert 0 < difference < 1e-2
+    with pytest.raises(GammonError, match="none narrower"):
+        widened(narrow, (10, 8))
+    with pytest.raises(GammonError, match="as many layers"):
+        widened(narrow, (12,))

@@ -186,7 +186,7 @@ def test_a_distillation_generation_fits_its_own_search(tmp_path):
     assert generation(td, tmp_path / "gen", config, progress=False) == weights
 
 
-def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
+def test_a_generation_replays_earlier_labels_and_restarts_or_widens_nets(tmp_path):
     td = train(tiny(games=300, parallel=32, hidden=16, checkpoint_every=300), tmp_path / "td", progress=False)
     first = generation(td, tmp_path / "gen1", DistillConfig(positions=300, epochs=2, chunk=300, seed=5), progress=False)
     config = DistillConfig(positions=200, epochs=2, chunk=200, seed=6, replay=1, fresh="contact=24", split="hash",
@@ -214,6 +214,19 @@ def test_a_generation_replays_earlier_labels_and_restarts_nets_wider(tmp_path):
     fitted = [json.loads(line) for line in (tmp_path / "gen4" / "log.jsonl").read_text().splitlines()][-1]
     assert fitted["positions"] == 200 + 200 + len(relabels)
     assert load_weights(fourth).net.nets["contact"].hidden == (12, 8)
+    # Widened instead of restarted: it starts the fit where the narrow net stood (the same held-out divergence
+    # as the same generation without widening) and ends with the wider layers.
+    plain = replace(config, seed=9, fresh="", replay=0, epochs=1)
+    wide = generation(fourth, tmp_path / "gen5" / "wide", replace(plain, widen="contact=20x12"), progress=False)
+    generation(fourth, tmp_path / "gen5" / "narrow", plain, progress=False)
+    before = [[json.loads(line) for line in (tmp_path / "gen5" / k / "log.jsonl").read_text().splitlines()][-1]
+              ["held_out_before"]["contact"] for k in ("wide", "narrow")]
+    assert before[0] == pytest.approx(before[1], rel=1e-3)
+    assert load_weights(wide).net.nets["contact"].hidden == (20, 12)
+    with pytest.raises(GammonError, match="none narrower"):
+        generation(fourth, tmp_path / "gen7", replace(plain, widen="contact=10x8"), progress=False)
+    with pytest.raises(GammonError, match="name the same net"):
+        generation(fourth, tmp_path / "gen8", replace(plain, widen="contact=20x12", fresh="contact=8"), progress=False)
     with pytest.raises(GammonError, match="gen0 has no labelled positions"):
         generation(first, tmp_path / "gen1b" / "gen1", replace(config, replay=1), progress=False)
     with pytest.raises(GammonError, match="--fresh"):

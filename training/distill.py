@@ -25,7 +25,8 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    the fit comes from one teacher, the best so far, not from the weaker ones before.
 3. **Fit** (``model.pt``): supervised cross-entropy from the labels to each class net's
    softmax, starting from the current weights (or from random ones, wider, for the nets
-   named by ``--fresh``), on this generation's positions and those of the ``--replay``
+   named by ``--fresh``; or from the current ones widened, computing what they did, for the
+   nets named by ``--widen``), on this generation's positions and those of the ``--replay``
    generations before it (a relabelling generation among them stands for all older
    ones); a share of the positions is held out, and each net keeps the epoch with its
    lowest held-out divergence from the labels. ``--nets race`` fits that class net
@@ -62,7 +63,7 @@ from gammon.engine.search.analysis import position_probs
 from gammon.engine.search.bearoff import WithBearoff
 from gammon.engine.search.evaluator import afterstate_scores
 from gammon.models.inference import route
-from gammon.models.network import TDNet, evaluator_from_payload, load_payload, save_weights
+from gammon.models.network import TDNet, evaluator_from_payload, load_payload, save_weights, widened
 from gammon.options import config_from, config_options, model_option, worker_options
 from gammon.training.runlog import append_log
 from gammon.training.runners import Runner, in_process, process_pool, ray_tasks
@@ -86,6 +87,7 @@ class DistillConfig:
     replay: int = 0  # earlier generations (sibling folders genK) whose positions and labels join the fit
     relabel: bool = False  # label the replayed positions anew with this generation's search (else keep their labels)
     fresh: str = ""  # nets restarted from random weights before the fit, NAME=HIDDEN[,...]: contact=512x256
+    widen: str = ""  # nets widened before the fit, computing what they did (models.network.widened): contact=1024x256
     rivals: float = 0.0  # share of moves whose near-best rival play is collected too (collect_positions)
     rollouts: int = 0  # > 0: label by that many rollout games a position (0-ply play) instead of the search
     nets: str = ""  # the class nets fitted, comma-separated (e.g. race); positions of the others are dropped
@@ -480,8 +482,8 @@ def replay_folders(out: Path, replay: int) -> list[Path]:
     return folders
 
 
-def fresh_widths(spec: str, names) -> dict[str, tuple[int, ...]]:
-    """``--fresh`` read as {net name: hidden layer sizes}: NAME=HIDDEN pairs for nets of the model.
+def fresh_widths(spec: str, names, option: str = "--fresh") -> dict[str, tuple[int, ...]]:
+    """``--fresh`` (or ``--widen``) read as {net name: hidden layer sizes}: NAME=HIDDEN pairs for nets of the model.
 
     HIDDEN is one layer's units (``512``) or several layers' joined by ``x`` (``512x256``).
     """
@@ -490,7 +492,7 @@ def fresh_widths(spec: str, names) -> dict[str, tuple[int, ...]]:
         name, _, hidden = item.partition("=")
         layers = hidden.split("x")
         if name not in names or not all(size.isdigit() and int(size) >= 1 for size in layers):
-            raise GammonError(f"--fresh {spec!r}: write NAME=HIDDEN (e.g. contact=512 or contact=512x256) for nets "
+            raise GammonError(f"{option} {spec!r}: write NAME=HIDDEN (e.g. contact=512 or contact=512x256) for nets "
                               f"of the model ({', '.join(names)})")
         widths[name] = tuple(int(size) for size in layers)
     return widths
@@ -528,9 +530,15 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
                           else config.device))
     evaluator = WithBearoff(net)
     earlier, widths = replay_folders(out, config.replay), fresh_widths(config.fresh, list(model.nets))
+    wider = fresh_widths(config.widen, list(model.nets), "--widen")
     fitting = fitted_nets(model, config.nets)
-    if set(widths) - set(fitting):
-        raise GammonError(f"--fresh {config.fresh!r} restarts a net that --nets {config.nets!r} does not fit")
+    if (set(widths) | set(wider)) - set(fitting):
+        raise GammonError(f"--fresh {config.fresh!r} / --widen {config.widen!r} change a net that --nets "
+                          f"{config.nets!r} does not fit")
+    if set(widths) & set(wider):
+        raise GammonError(f"--fresh {config.fresh!r} and --widen {config.widen!r} name the same net")
+    for name, hidden in wider.items():  # checked now, not after hours of labelling
+        widened(model.nets[name], hidden, noise=0.0)
 
     positions_file = out / "positions.npy"
     if not positions_file.exists():
@@ -561,6 +569,8 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
         boards, labels = boards[kept], labels[kept]
     for name, hidden in widths.items():  # after labelling: the search labels with the nets as they were
         model.nets[name] = TDNet(model.nets[name].encoding, hidden).to(model.device)
+    for name, hidden in wider.items():
+        model.nets[name] = widened(model.nets[name].cpu(), hidden, seed=config.seed).to(model.device)
 
     started = time.perf_counter()
     result = fit(model, boards, labels, config, log, progress)
