@@ -67,13 +67,18 @@ def test_calibration_undoes_a_known_bias_and_matches_the_rollouts_means(miscalib
     assert (shift[[1, 4]] - shift[[0, 3]] < -GAMMONISH / 2).all()  # gammons pulled back against single games
 
 
-def test_a_second_run_reuses_its_rollouts_and_writes_the_same_model(miscalibrated, run, capsys):
+def test_a_stopped_run_reuses_its_rollouts_and_a_finished_one_is_left_alone(miscalibrated, run, capsys):
     out, weights = run
     first = load_payload(weights)["nets"]["contact"]["state_dict"]
     stamp = (out / "labels.npy").stat().st_mtime_ns
+    weights.unlink()  # as a kill before the fit leaves the stage: its positions and rollouts kept
+    (out / "model.npz").unlink()
     assert main(["--model", str(miscalibrated), "--out", str(out), "--positions", "60", "--holdout", "0.25",
                  "--chunk", "20", "--seed", "3", "--no-progress"]) == 0
     assert (out / "labels.npy").stat().st_mtime_ns == stamp
     again = load_payload(weights)["nets"]["contact"]["state_dict"]
     assert all(torch.equal(first[key], again[key]) for key in first)
     assert '"held_out_error_after"' in capsys.readouterr().out
+    written = weights.stat().st_mtime_ns
+    assert calibrate(miscalibrated, out, CONFIG, progress=False) == weights  # done: nothing redone
+    assert weights.stat().st_mtime_ns == written

@@ -338,12 +338,13 @@ def test_collecting_and_labelling_give_the_same_positions_and_labels_on_worker_p
 def test_the_tiny_recipe_runs_every_stage_and_resumes(tmp_path):
     weights = run_recipe("tiny", tmp_path / "r", progress=False)
     log = [json.loads(line) for line in (tmp_path / "r" / "log.jsonl").read_text().splitlines()]
-    assert [r["stage"] for r in log] == ["td", "gen1", "race"] and all("ppg" in r["eval"] for r in log)
+    assert [r["stage"] for r in log] == ["td", "gen1", "race", "calibrate"] and all("ppg" in r["eval"] for r in log)
+    assert log[-1]["seconds"] > 0 and "calibration" in load_weights(weights).meta
     nets = load_weights(weights).net.nets
     assert set(nets) == {"contact", "race"} and isinstance(nets["race"], OneSidedRace)
     assert (tmp_path / "r" / "curve.svg").read_text().startswith("<svg")
     run_recipe("tiny", tmp_path / "r", progress=False)  # all done: nothing is redone or logged twice
-    assert len((tmp_path / "r" / "log.jsonl").read_text().splitlines()) == 3
+    assert len((tmp_path / "r" / "log.jsonl").read_text().splitlines()) == 4
     with pytest.raises(ValueError, match="unknown recipe"):
         run_recipe("nope", tmp_path / "x")
 

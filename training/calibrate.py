@@ -57,6 +57,7 @@ from gammon.training.distill import (
     rollout_chunk,
     save_array,
 )
+from gammon.training.runlog import append_log
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,10 @@ def mean_errors(net, boards: np.ndarray, targets: np.ndarray) -> dict[str, float
 
 
 def calibrate(model_path: Path, out: Path, config: CalibrateConfig, progress: bool = True) -> Path:
-    """Collect, roll out and fit (the module's steps 1-3) into ``out``; returns ``out / 'model.pt'``."""
+    """Collect, roll out and fit (the module's steps 1-3) into ``out``; returns ``out / 'model.pt'`` (at once where
+    it is there: the stage is done)."""
+    if (out / "model.pt").exists():
+        return out / "model.pt"
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(config.threads)
     started = time.perf_counter()
@@ -153,6 +157,7 @@ def calibrate(model_path: Path, out: Path, config: CalibrateConfig, progress: bo
     save_weights(weights, model, **meta)
     export(weights)
     atomic_text(out / "report.json", json.dumps(report, indent=1) + "\n")
+    append_log(out / "log.jsonl", {"step": "calibrated", "seconds": report["seconds"]})  # what a recipe counts
     return weights
 
 

@@ -14,6 +14,8 @@ A recipe is a list of stages run one after another, each in its own folder of ``
 3. ``race``: the race net replaced by a one-sided race net (:mod:`training.onesided`),
    trained by dynamic programming outward from the bear-off database on the sides of the
    races in the current model's self-play.
+4. ``calibrate``: the contact net's output biases fitted to rollouts of the model's own
+   play (:mod:`training.calibrate`).
 
 A stage whose ``model.pt`` exists is done and is skipped; an unfinished one resumes
 (the TD stage from its checkpoint, a generation from its last saved step). After each
@@ -33,6 +35,7 @@ from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_write
 from gammon.engine.rules.variants import variant_named
 from gammon.models.network import load_weights, net_encodings
+from gammon.training.calibrate import CalibrateConfig, calibrate
 from gammon.training.curve import write_curve
 from gammon.training.distill import DistillConfig, generation
 from gammon.training.onesided import OneSidedConfig, train_one_sided
@@ -44,7 +47,8 @@ from gammon.training.train import Config, default_nets, evaluate_vs_baseline, tr
 class Recipe:
     td: Config
     generations: list[DistillConfig] = field(default_factory=list)
-    race: OneSidedConfig | None = None  # the last stage, when given
+    race: OneSidedConfig | None = None  # after the generations, when given
+    calibrate: CalibrateConfig | None = None  # the last stage, when given
     eval_games: int = 2_000
 
 
@@ -90,8 +94,11 @@ RECIPES = {
                           split="hash", cosine=True, epochs=30, lr=2e-4),
         ],
         # then a one-sided race net in its place, trained by dynamic programming from the bear-off database (about
-        # 45 minutes on two cores): the shipped model, models/default.pt
+        # 45 minutes on two cores)
         race=OneSidedConfig(),
+        # then the contact net's output biases fitted to rollouts of its own play (about 20 minutes on one core):
+        # the shipped model, models/default.pt
+        calibrate=CalibrateConfig(),
     ),
     # An afternoon on two cores (gammon train --recipe quick --out DIR --workers 2): what the strong recipe
     # learnt, without its detours. A short TD run, then a two-layer contact net from the first generation on,
@@ -117,6 +124,7 @@ RECIPES = {
         generations=[DistillConfig(positions=600, epochs=3, chunk=200, seed=11)],
         race=OneSidedConfig(positions=1_000, hidden="16", band=40, band_steps=20, passes=1, pass_steps=100,
                             chunk=200, threads=1),
+        calibrate=CalibrateConfig(positions=40, games=4, chunk=20),
         eval_games=100,
     ),
 }
@@ -156,6 +164,7 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
 
     stages = [("td", recipe.td)] + [(f"gen{i}", g) for i, g in enumerate(recipe.generations, 1)]
     stages += [("race", recipe.race)] if recipe.race is not None else []
+    stages += [("calibrate", recipe.calibrate)] if recipe.calibrate is not None else []
     weights = None
     for index, (stage, config) in enumerate(stages):
         folder = out / stage
@@ -168,6 +177,8 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
                                 games_override=config.games if resume else None)
         elif isinstance(config, OneSidedConfig):
             weights = train_one_sided(weights, folder, config, progress=progress, workers=workers)
+        elif isinstance(config, CalibrateConfig):
+            weights = calibrate(weights, folder, replace(config, workers=workers), progress=progress)
         else:
             weights = generation(weights, folder, config, progress=progress, workers=workers, ray=ray)
         if stage not in done:
