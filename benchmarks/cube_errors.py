@@ -131,8 +131,9 @@ def main(argv=None) -> int:
         from gammon.models.gnubg import GnubgEvaluator
 
         report["our_cube_model_on_gnubg_nn_0ply"] = loss_summary(decision_losses(GnubgEvaluator(), items, 0))
+    nets = {name: load_analyst(name) for name in models}
     for plies in [int(p) for p in args.plies.split(",") if p]:
-        losses = {name: decision_losses(load_analyst(name), items, plies, progress=True) for name in models}
+        losses = {name: decision_losses(net, items, plies, progress=True) for name, net in nets.items()}
         for name, calls in losses.items():
             report["models"].setdefault(name, {})[plies] = loss_summary(calls)
         for name in models[1:]:

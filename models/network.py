@@ -79,6 +79,13 @@ class TDNet(nn.Module):
         return self(self.encode(boards))
 
 
+def check_widening(net: TDNet, hidden: tuple[int, ...]) -> None:
+    """GammonError unless :func:`widened` can take ``net`` to ``hidden``: as many layers, none narrower."""
+    if len(hidden) != len(net.hidden) or any(new < old for new, old in zip(hidden, net.hidden)):
+        raise GammonError(f"a {'x'.join(map(str, net.hidden))} net widens to as many layers, none narrower; "
+                          f"got {'x'.join(map(str, hidden))}")
+
+
 def widened(net: TDNet, hidden: tuple[int, ...], noise: float = 1e-3, seed: int = 0) -> TDNet:
     """``net`` with hidden layers of ``hidden`` units (as many layers, none narrower), computing what it computed.
 
@@ -88,9 +95,7 @@ def widened(net: TDNet, hidden: tuple[int, ...], noise: float = 1e-3, seed: int 
     add nothing; ``noise`` (relative to each copied weight's layer scale) sets them apart, and
     moves the outputs by about as much.
     """
-    if len(hidden) != len(net.hidden) or any(new < old for new, old in zip(hidden, net.hidden)):
-        raise GammonError(f"a {'x'.join(map(str, net.hidden))} net widens to as many layers, none narrower; "
-                          f"got {'x'.join(map(str, hidden))}")
+    check_widening(net, hidden)
     generator = torch.Generator().manual_seed(seed)
     wide = TDNet(net.encoding, hidden)
     old = [m for m in net.layers if isinstance(m, nn.Linear)]

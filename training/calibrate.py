@@ -132,8 +132,7 @@ def calibrate(model_path: Path, out: Path, config: CalibrateConfig, progress: bo
         save_array(labels_file, label_positions(boards, config.chunk, out / "labels.partial.npz", runner, progress,
                                                 desc="rollouts"))
         (out / "labels.partial.npz").unlink(missing_ok=True)
-    labels = np.load(labels_file).astype(np.float64)
-    labels /= labels.sum(axis=1, keepdims=True)
+    labels = np.load(labels_file).astype(np.float64)  # distributions already (distill.result_labels)
     held = held_out_rows(boards, DistillConfig(holdout=config.holdout, split="hash"))
 
     model = model_from_payload(payload, str(model_path))

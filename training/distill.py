@@ -63,7 +63,14 @@ from gammon.engine.search.analysis import position_probs
 from gammon.engine.search.bearoff import WithBearoff
 from gammon.engine.search.evaluator import afterstate_scores
 from gammon.models.inference import route
-from gammon.models.network import TDNet, evaluator_from_payload, load_payload, save_weights, widened
+from gammon.models.network import (
+    TDNet,
+    check_widening,
+    evaluator_from_payload,
+    load_payload,
+    save_weights,
+    widened,
+)
 from gammon.options import config_from, config_options, model_option, worker_options
 from gammon.training.runlog import append_log
 from gammon.training.runners import Runner, in_process, process_pool, ray_tasks
@@ -538,7 +545,7 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     if set(widths) & set(wider):
         raise GammonError(f"--fresh {config.fresh!r} and --widen {config.widen!r} name the same net")
     for name, hidden in wider.items():  # checked now, not after hours of labelling
-        widened(model.nets[name], hidden, noise=0.0)
+        check_widening(model.nets[name], hidden)
 
     positions_file = out / "positions.npy"
     if not positions_file.exists():
