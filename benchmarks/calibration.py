@@ -32,7 +32,7 @@ from gammon.engine.play.stats import mean_ci95
 from gammon.engine.rules.board import CLASS_NAMES
 from gammon.engine.rules.outcomes import PROBABILITY_NAMES, cubeless_equity
 from gammon.engine.search.analysis import position_probs
-from gammon.models.gnubg import import_gnubg_nn, to_gnubg
+from gammon.models.gnubg import GnubgEvaluator
 from gammon.models.players import load_analyst
 
 
@@ -69,9 +69,7 @@ def main(argv=None) -> int:
               "rollout_means": dict(zip(PROBABILITY_NAMES, rolled.mean(axis=0).tolist())),
               "ours_0ply": errors(position_probs(net, boards, 0), rolled)}
     if not args.no_gnubg:
-        gnubg_nn = import_gnubg_nn()
-        report["gnubg_2ply"] = errors(np.array([gnubg_nn.probabilities(g, 2) for g in to_gnubg(boards).tolist()]),
-                                      rolled)
+        report["gnubg_2ply"] = errors(GnubgEvaluator(plies=2).probabilities(boards), rolled)
     if args.json:
         print(json.dumps(report))
         return 0

@@ -1,4 +1,4 @@
-"""GNU Backgammon's neural network at 0-ply (PyPI ``gnubg-nn``) as an evaluator.
+"""GNU Backgammon's neural network (PyPI ``gnubg-nn``) as an evaluator, at 0-ply or its own n-ply.
 
 ``gnubg_nn`` sees a board as ``[[opponent x25], [mover x25]]``: each side in its own
 numbering, index ``i`` = that side's point ``i+1``, index 24 = its bar, borne-off
@@ -66,18 +66,25 @@ def from_gnubg(arrays) -> np.ndarray:
 
 
 class GnubgEvaluator:
-    """gnubg's 0-ply cubeless evaluation, one C call per board (see :mod:`engine.search.evaluator`)."""
+    """gnubg's cubeless evaluation at ``plies`` (its own n-ply search, in C), one C call per board (see
+    :mod:`engine.search.evaluator`). A search of ours asking it ``n`` plies deep gets gnubg's own
+    search instead (``searched``): its n-ply plays each roll with its pruning nets, as gnubg does."""
 
     name = "gnubg"
     variant = STANDARD  # gnubg-nn plays standard backgammon
 
-    def __init__(self):
+    def __init__(self, plies: int = 0):
         self._gnubg_nn = import_gnubg_nn()
+        self.plies = plies
+
+    def searched(self, plies: int) -> GnubgEvaluator:
+        return GnubgEvaluator(self.plies + plies)
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) float64 for boards seen from the player on roll, gnubg's order."""
-        probabilities = self._gnubg_nn.probabilities
-        return np.array([probabilities(g, 0) for g in to_gnubg(boards).tolist()], dtype=np.float64).reshape(-1, 5)
+        probabilities, plies = self._gnubg_nn.probabilities, self.plies
+        return np.array([probabilities(g, plies) for g in to_gnubg(boards).tolist()],
+                        dtype=np.float64).reshape(-1, 5)
 
     def score_afterstates(self, boards: np.ndarray) -> np.ndarray:
         return afterstate_equity(self, boards)

@@ -1,4 +1,4 @@
-"""GNU Backgammon's 0-ply network as an evaluator, and the gnubg game loop of benchmarks/selfplay.py.
+"""GNU Backgammon's network as an evaluator (0-ply and its own n-ply), and the game loop of benchmarks/selfplay.py.
 
 The greedy choice of :class:`models.gnubg.GnubgEvaluator` over our afterstates must be
 gnubg's own ``bestmove`` at 0-ply: measured on 300 random-play positions with more than
@@ -20,6 +20,8 @@ gnubg_nn = pytest.importorskip("gnubg_nn")
 from gammon.benchmarks.selfplay import NO_SIDE, apply_pubeval_move, check_gnubg_games, illegal_plies, play_gnubg_game
 from gammon.engine.rules.board import flip, starting_board
 from gammon.engine.rules.movegen import generate
+from gammon.engine.search.analysis import position_probs
+from gammon.engine.search.bearoff import WithBearoff
 from gammon.engine.search.evaluator import evaluator_policy
 from gammon.models.gnubg import GnubgEvaluator, from_gnubg, to_gnubg
 
@@ -91,6 +93,19 @@ def test_greedy_choice_is_gnubg_bestmove(evaluator, choice_positions):
     if len(differ):
         equities = evaluator.score_afterstates(np.concatenate([ours[differ], theirs[differ]])).reshape(2, -1)
         np.testing.assert_allclose(equities[0], equities[1], atol=1e-6)  # only ties differ
+
+
+def test_a_search_of_gnubg_is_gnubgs_own(evaluator, choice_positions):
+    """Our n-ply asked of gnubg runs gnubg's own n-ply search (``searched``), the databases still answering
+    bear-offs when it is wrapped as an analyst."""
+    boards = choice_positions[0][:6]
+    own = [gnubg_nn.probabilities(g, 1) for g in to_gnubg(boards).tolist()]
+    np.testing.assert_allclose(position_probs(evaluator, boards, 1), own, atol=1e-6)
+    bear_off = np.zeros(26, dtype=np.int8)
+    bear_off[[1, 2, 23]] = (2, 1, -2)  # both sides bearing off: the databases answer exactly
+    analyst = WithBearoff(evaluator)
+    np.testing.assert_array_equal(position_probs(analyst, bear_off[None], 1), analyst.probabilities(bear_off[None]))
+    np.testing.assert_allclose(position_probs(analyst, boards, 1), own, atol=1e-6)
 
 
 def test_pubeval_move_hits_and_bears_off():

@@ -45,6 +45,9 @@ SEARCH_CHUNK = 32
 def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
     """(N, 5) probabilities for the player on roll of each board, evaluated at ``plies``."""
     boards = np.asarray(boards)
+    own_search = getattr(evaluator, "searched", None)  # an evaluator with a search of its own (gnubg) runs it
+    if plies and own_search is not None and (searching := own_search(plies)) is not None:
+        evaluator, plies = searching, 0
     if plies == 0 or len(boards) == 0:
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64).reshape(len(boards), 5)
     if len(boards) > SEARCH_CHUNK:

@@ -537,6 +537,13 @@ class WithBearoff:
         bear-off, so the databases change nothing in it."""
         return getattr(self.evaluator, "screen", None)
 
+    def searched(self, plies: int):
+        """The wrapped evaluator's own search ``plies`` deeper (engine/search/evaluator.py), bear-offs still
+        answered exactly here; None where it has none."""
+        own_search = getattr(self.evaluator, "searched", None)
+        deeper = own_search(plies) if own_search is not None else None
+        return None if deeper is None else WithBearoff(deeper, self._databases)
+
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         boards = np.asarray(boards)
         # the private field: bearoff_probabilities loads the databases only when a row needs them

@@ -19,6 +19,11 @@ ranks one roll's plays and judges only the best few with ``probabilities``
 (:func:`engine.search.evaluator.zero_ply_choice`; the shipped model's pruning net, built by
 ``training/prune.py``);
 
+and, optionally, ``searched(plies)``: the same evaluator searching ``plies`` deeper with a search of
+its own (GNU Backgammon's n-ply, run in C by gnubg-nn), or None where it has none. The engine's
+n-ply (:func:`engine.search.analysis.position_probs`) then asks that evaluator at 0-ply instead of
+searching itself, so that "gnubg at 1-ply" means gnubg's own 1-ply in a match, a hint or a benchmark;
+
 and ``variant``, the :class:`engine.rules.variants.Variant` of the game it evaluates: its
 checkers a side (15; 3 in hypergammon), how the board turns round to the other side, and
 its scoring. Finished positions (the mover has borne off every checker) are scored
