@@ -22,6 +22,12 @@ mover's then the opponent's (pips it can expect to lose to a hit, the chance of 
 twice, how freely its outfield checkers escape, how far its stragglers trail): 240 inputs.
 It extends ``contact-v1``, so a net trained on that can seed it.
 
+``contact-v3``: ``contact-v2`` followed by five more features of each side, the mover's then the
+opponent's, the rest of gnubg's contact ideas (:mod:`models.features`): how well the opponent holds its
+rearmost checker where it stands (``active_containment``), the pips of its checkers already past every
+opposing one (``free_pips``), the shape of a back game and of a one-point holding game (``back_game``),
+and how loosely its points back up its rearmost one (``backbone``): 250 inputs.
+
 ``race-v1``: ``tesauro198+race`` followed by the race features of :mod:`models.features`
 (crossovers, checkers on the low points, gaps in the home board) for each side: 210 inputs.
 
@@ -51,7 +57,7 @@ from gammon.engine.rules.board import (
     rearmost,
 )
 from gammon.engine.rules.variants import MOVER_UNENTERED
-from gammon.models.features import Sides, contact_extra_features, contact_features, race_features
+from gammon.models.features import Sides, contact_extra_features, contact_features, contact_v3_features, race_features
 
 # Tesauro's four units of a point holding n = 0..MAX_CHECKERS checkers: n >= 1, n >= 2, n >= 3, (n - 3) / 2 for n > 3.
 _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(MAX_CHECKERS + 1)], dtype=np.float32)
@@ -151,6 +157,15 @@ def contact_v2(boards: np.ndarray) -> np.ndarray:
     return out
 
 
+def contact_v3(boards: np.ndarray) -> np.ndarray:
+    out = _tesauro_race(boards, 250)
+    sides = _both_sides(boards)
+    _write_sides(contact_features(sides), out[:, 204:232])
+    _write_sides(contact_extra_features(sides), out[:, 232:240])
+    _write_sides(contact_v3_features(sides), out[:, 240:])
+    return out
+
+
 def race_v1(boards: np.ndarray) -> np.ndarray:
     out = _tesauro_race(boards, 210)
     _write_sides(race_features(_both_sides(boards)), out[:, 204:])
@@ -162,13 +177,14 @@ ENCODINGS = {
     "tesauro198+race": (tesauro198_race, 204),
     "contact-v1": (contact_v1, 232),
     "contact-v2": (contact_v2, 240),
+    "contact-v3": (contact_v3, 250),
     "race-v1": (race_v1, 210),
     "tesauro198+enter": (tesauro198_enter, 202),
 }
 ENTERING_ENCODING = "tesauro198+enter"  # the one that reads Acey-Deucey's checkers still to enter
 # Encodings whose first columns are another encoding's, in the same order.
 EXTENDS = {"tesauro198+race": "tesauro198", "contact-v1": "tesauro198+race", "race-v1": "tesauro198+race",
-           "contact-v2": "contact-v1", "tesauro198+enter": "tesauro198"}
+           "contact-v2": "contact-v1", "contact-v3": "contact-v2", "tesauro198+enter": "tesauro198"}
 
 
 def extends(encoding: str, base: str) -> bool:

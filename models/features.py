@@ -239,6 +239,55 @@ def back_moment(boards) -> np.ndarray:
     return spread / np.maximum(trailing.sum(1), 1) / 400.0
 
 
+def active_containment(boards) -> np.ndarray:
+    """How well the opponent's points hold the mover's rearmost checker where it stands: 1 - the fewest
+    escapes (/ 36) from the points between the mover's 15-point and that checker (its bar 25 included),
+    so the blocks behind it count no more; 0 when it is already below the 15-point or none is left.
+    :func:`containment` asks the same of points 15..24 wherever the checkers are."""
+    s = _sides(boards)
+    occupied = s.mine[:, 1:26] > 0
+    rear = np.where(occupied.any(1), 25 - np.argmax(occupied[:, ::-1], axis=1), 0)  # point 1..25
+    behind = (POINTS[None, 15:26] <= rear[:, None])  # points 15..25 at or in front of the rearmost checker
+    fewest = np.where(behind, s.escapes[:, 14:25], 36).min(axis=1)
+    return 1.0 - fewest / 36.0
+
+
+def free_pips(boards) -> np.ndarray:
+    """Pips of the mover's checkers that every opposing checker has passed (points below the opponent's
+    rearmost one: no contact is left for them), / 100; 0 while the opponent has a checker on the bar."""
+    s = _sides(boards)
+    passed = POINTS[None, 1:25] < s.opponent_rear[:, None]
+    return (s.mine[:, 1:25] * passed) @ POINTS[1:25] / 100.0
+
+
+def back_game(boards) -> np.ndarray:
+    """(N, 2) a back game's shape: with two or more points held (2+ checkers) in the opponent's home board
+    (mover points 19..24), the mover's checkers there and on its bar less 3, / 4, in the first column; with
+    exactly one, those checkers / 8 in the second (a one-point holding game); 0 otherwise."""
+    mine = _sides(boards).mine
+    held = (mine[:, 19:25] >= 2).sum(1)
+    back = mine[:, 19:26].sum(1)
+    return np.stack([np.where(held >= 2, (back - 3) / 4.0, 0.0), np.where(held == 1, back / 8.0, 0.0)], axis=1)
+
+
+# Support a point held d pips in front of the rearmost held point gives it (of 11): full within 6 pips,
+# 6 down to 2 from 7 to 11, none from 12 on (index d = 0..24; 0 is the point itself).
+BACKBONE_SUPPORT = np.array([0] + [11] * 6 + [6, 5, 4, 3, 2] + [0] * 13, dtype=np.float64)
+
+
+def backbone(boards) -> np.ndarray:
+    """How loosely the mover's other points (2+ checkers) back up its rearmost held point: 1 - the mean
+    support (:data:`BACKBONE_SUPPORT`, / 11) of the points held in front of it, by their distance from it; 0 when
+    it holds fewer than two points. A back game or a holding game wants its points close together."""
+    held = _sides(boards).mine[:, 1:25] >= 2  # columns: points 1..24
+    rear = np.where(held.any(1), 24 - np.argmax(held[:, ::-1], axis=1), 0)  # the rearmost held point, 0 = none
+    distance = np.clip(rear[:, None] - POINTS[None, 1:25], 0, 24)
+    others = held & (distance > 0)
+    count = others.sum(1)
+    support = (others * BACKBONE_SUPPORT[distance]).sum(1)
+    return np.where(count > 0, 1.0 - support / (11.0 * np.maximum(count, 1)), 0.0)
+
+
 def _run_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each 12-bit mask: its longest run of set bits, the run from bit 0 up, and the run from bit 11 down."""
     masks = np.arange(4096)
@@ -365,6 +414,15 @@ def contact_extra_features(boards) -> np.ndarray:
     """(N, 4) the further contact features of the mover's side (``contact-v2``), in the order of CONTACT_EXTRA_NAMES."""
     s = _sides(boards)
     return np.column_stack([pip_loss(s), double_hit_chance(s), outfield_escapes(s), back_moment(s)]).astype(np.float32)
+
+
+CONTACT_V3_NAMES = ("active_containment", "free_pips", "back_game", "one_point_holding", "backbone")
+
+
+def contact_v3_features(boards) -> np.ndarray:
+    """(N, 5) the features ``contact-v3`` adds for the mover's side, in the order of CONTACT_V3_NAMES."""
+    s = _sides(boards)
+    return np.column_stack([active_containment(s), free_pips(s), back_game(s), backbone(s)]).astype(np.float32)
 
 
 def race_features(boards) -> np.ndarray:

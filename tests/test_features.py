@@ -146,6 +146,39 @@ def test_outfield_escapes_and_back_moment():
     assert f.back_moment(board({8: 15}))[0] == 0
 
 
+def test_active_containment_counts_only_the_blocks_in_front_of_the_rearmost_checker():
+    prime = {p: 2 for p in range(13, 19)}
+    assert f.active_containment(board({24: 1}, prime))[0] == 1  # nothing gets past a six-prime
+    # One block 6 pips ahead: the rearmost checker escapes with 20 rolls (rear_escape's case).
+    assert f.active_containment(board({24: 1}, {18: 2}))[0] == pytest.approx(16 / 36)
+    # Past the opponent's prime already: the prime still contains points 15..24, but no checker of ours is there.
+    passed = board({14: 1, 3: 2}, {p: 2 for p in range(5, 11)})
+    assert f.containment(passed)[0] == 1 and f.active_containment(passed)[0] == 0
+    # On the bar against a closed board: no roll enters.
+    assert f.active_containment(board({6: 2}, {p: 2 for p in range(19, 25)}, my_bar=1))[0] == 1
+
+
+def test_free_pips_count_the_checkers_past_every_opposing_one():
+    assert f.free_pips(board({3: 2, 12: 1}, {10: 2}))[0] == pytest.approx(6 / 100)  # the 12 is still in contact
+    assert f.free_pips(board({3: 2}, {}, their_bar=1))[0] == 0  # its checker on the bar must come round
+    assert f.free_pips(board({3: 2, 20: 1}))[0] == pytest.approx(26 / 100)  # nothing of the opponent's left
+
+
+def test_back_game_and_one_point_holding_game():
+    assert f.back_game(board({20: 2, 22: 3}, my_bar=1))[0].tolist() == pytest.approx([0.75, 0])  # (6 - 3) / 4
+    assert f.back_game(board({24: 2, 21: 1}))[0].tolist() == pytest.approx([0, 3 / 8])
+    assert f.back_game(board({13: 5}))[0].tolist() == [0, 0]
+
+
+def test_backbone_by_the_distance_of_the_other_points():
+    # Rearmost point 24: the 20-point 4 pips in front supports it fully (11), the 13-point 11 pips in front 2.
+    assert f.backbone(board({24: 2, 20: 2, 13: 2}))[0] == pytest.approx(1 - 6.5 / 11)
+    assert f.backbone(board({20: 2, 18: 3}))[0] == 0  # close together
+    assert f.backbone(board({24: 2, 6: 2}))[0] == 1  # 18 pips apart: no support
+    assert f.backbone(board({24: 1, 6: 2}))[0] == 0  # one point held: nothing to back up
+    assert f.backbone(board({}))[0] == 0
+
+
 # -- structure -------------------------------------------------------------------------------
 
 
@@ -203,6 +236,16 @@ def test_contact_v2_extends_contact_v1_with_both_sides_extra_features():
     assert np.array_equal(x[:, :232], contact_v1(boards))
     assert np.array_equal(x[:, 232:236], f.contact_extra_features(boards))
     assert np.array_equal(x[:, 236:240], f.contact_extra_features(flip(boards)))
+
+
+def test_contact_v3_extends_contact_v2_with_both_sides_v3_features():
+    boards = dev_boards(100)
+    x = encoder("contact-v3")[0](boards)
+    assert x.shape == (100, 250) and extends("contact-v3", "contact-v1")
+    assert np.array_equal(x[:, :240], encoder("contact-v2")[0](boards))
+    assert np.array_equal(x[:, 240:245], f.contact_v3_features(boards))
+    assert np.array_equal(x[:, 245:250], f.contact_v3_features(flip(boards)))
+    assert len(f.CONTACT_V3_NAMES) == f.contact_v3_features(boards).shape[1]
 
 
 # -- classes ---------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from gammon.engine.errors import GammonError
 from gammon.engine.rules.board import CONTACT, CRASHED, MAX_CHECKERS, RACE
 from gammon.engine.rules.dice import ROLLS
 from gammon.models.encoding import ENCODINGS as numpy_encodings
-from gammon.models.features import escape_table
+from gammon.models.features import BACKBONE_SUPPORT, escape_table
 
 _REVERSE12 = [int(f"{m:012b}"[::-1], 2) for m in range(4096)]  # bit j -> bit 11 - j
 _CROSSINGS = [0] * 6 + [1] * 6 + [2] * 6 + [3] * 6 + [4]  # points 1..24 by quadrant, then the bar
@@ -39,6 +39,7 @@ class _Tables:
     crossings: torch.Tensor  # (25,) float32: quadrant crossings from points 1..24 and the bar
     double_dice: torch.Tensor  # (6,) int64: the die of each double
     single_dice: torch.Tensor  # (15, 2) int64: the two dice of each non-double roll
+    support: torch.Tensor  # (25,) float64: models.features.BACKBONE_SUPPORT, a held point's support by its distance
 
 
 @cache
@@ -53,6 +54,7 @@ def _tables(device: torch.device) -> _Tables:
         crossings=torch.tensor(_CROSSINGS, dtype=torch.float32, device=device),
         double_dice=torch.tensor(doubles, device=device),
         single_dice=torch.tensor(singles, device=device),
+        support=torch.tensor(BACKBONE_SUPPORT, dtype=torch.float64, device=device),
     )
 
 
@@ -232,6 +234,39 @@ def back_moment(s: Sides) -> torch.Tensor:
     return spread / trailing.sum(1).clamp(min=1) / 400
 
 
+def active_containment(s: Sides) -> torch.Tensor:
+    """models.features.active_containment: 1 - the fewest escapes / 36 from points 15 up to the rearmost checker."""
+    occupied = s.mine[:, 1:26] > 0
+    rear = torch.where(occupied.any(1), 25 - _first(occupied.flip(1)), 0)  # point 1..25
+    behind = s.tables.points[None, 15:26] <= rear[:, None]
+    fewest = torch.where(behind, s.escapes[:, 14:25], 36.0).min(1).values
+    return 1 - fewest / 36
+
+
+def free_pips(s: Sides) -> torch.Tensor:
+    """models.features.free_pips: pips of the checkers below the opponent's rearmost one, / 100."""
+    passed = s.tables.points[None, 1:25] < s.opponent_rear[:, None]
+    return (s.mine[:, 1:25] * passed * s.tables.points[1:25]).sum(1) / 100
+
+
+def back_game(s: Sides) -> torch.Tensor:
+    """models.features.back_game: (N, 2) (checkers on 19..25 - 3) / 4 with 2+ points held on 19..24, / 8 with one."""
+    held = (s.mine[:, 19:25] >= 2).sum(1)
+    back = s.mine[:, 19:26].sum(1)
+    return torch.stack([torch.where(held >= 2, (back - 3) / 4, 0.0), torch.where(held == 1, back / 8, 0.0)], dim=1)
+
+
+def backbone(s: Sides) -> torch.Tensor:
+    """models.features.backbone: 1 - the mean support / 11 of the points held in front of the rearmost held one."""
+    held = s.mine[:, 1:25] >= 2
+    rear = torch.where(held.any(1), 24 - _first(held.flip(1)), 0)
+    distance = (rear[:, None] - s.tables.points[None, 1:25]).clamp(0, 24)
+    others = held & (distance > 0)
+    count = others.sum(1)
+    support = (others * s.tables.support[distance]).sum(1)
+    return torch.where(count > 0, 1 - support / (11 * count.clamp(min=1)), 0.0)
+
+
 def _longest_run(held: torch.Tensor) -> torch.Tensor:
     """Longest run of true flags in each row: each column's run starts after the last false before it."""
     columns = torch.arange(held.shape[1], device=held.device)
@@ -319,6 +354,12 @@ def contact_extra_features(boards: torch.Tensor | Sides) -> torch.Tensor:
     return _columns([pip_loss(s), double_hit_chance(s), outfield_escapes(s), back_moment(s)])
 
 
+def contact_v3_features(boards: torch.Tensor | Sides) -> torch.Tensor:
+    """models.features.contact_v3_features: (N, 5) in the order of CONTACT_V3_NAMES."""
+    s = boards if isinstance(boards, Sides) else Sides.of(boards)
+    return _columns([active_containment(s), free_pips(s), back_game(s), backbone(s)])
+
+
 def race_features(boards: torch.Tensor) -> torch.Tensor:
     """models.features.race_features: (N, 3) crossovers, then the two home-distribution cues."""
     s = Sides.of(boards)
@@ -396,13 +437,21 @@ def contact_v2(boards: torch.Tensor) -> torch.Tensor:
                       contact_extra_features(mine), contact_extra_features(theirs)], dim=1)
 
 
+def contact_v3(boards: torch.Tensor) -> torch.Tensor:
+    """models.encoding.contact_v3: contact_v2, then the contact-v3 features of each side."""
+    mine, theirs = Sides.of(boards), Sides.of(flip(boards))
+    return torch.cat([tesauro198_race(boards), contact_features(mine), contact_features(theirs),
+                      contact_extra_features(mine), contact_extra_features(theirs), contact_v3_features(mine),
+                      contact_v3_features(theirs)], dim=1)
+
+
 def race_v1(boards: torch.Tensor) -> torch.Tensor:
     """models.encoding.race_v1: tesauro198+race, then the race features of each side."""
     return torch.cat([tesauro198_race(boards), race_features(boards), race_features(flip(boards))], dim=1)
 
 
 TWINS = {"tesauro198": tesauro198, "tesauro198+race": tesauro198_race, "contact-v1": contact_v1,
-         "contact-v2": contact_v2, "race-v1": race_v1, "tesauro198+enter": tesauro198_enter}
+         "contact-v2": contact_v2, "contact-v3": contact_v3, "race-v1": race_v1, "tesauro198+enter": tesauro198_enter}
 ENCODINGS = {name: (function, numpy_encodings[name][1]) for name, function in TWINS.items()}  # the widths: numpy's
 
 
