@@ -91,6 +91,12 @@ class Sides:
         return tuple(steps)
 
     @cached_property
+    def rear(self) -> np.ndarray:
+        """The mover's point of its rearmost checker (1..24, 25 = its bar, 0 = none left)."""
+        occupied = self.mine[:, 1:26] > 0
+        return np.where(occupied.any(1), 25 - np.argmax(occupied[:, ::-1], axis=1), 0)
+
+    @cached_property
     def opponent_rear(self) -> np.ndarray:
         """The mover's point of the opponent's rearmost checker (0 = on its bar, 25 = none left)."""
         present = self.theirs[:, :25] > 0
@@ -208,9 +214,7 @@ def block_masks(boards) -> np.ndarray:
 def rear_escape(boards) -> np.ndarray:
     """Escapes (out of 36, /36) of the mover's rearmost checker; 1 when none is left."""
     s = _sides(boards)
-    occupied = s.mine[:, 1:26] > 0
-    rear = np.where(occupied.any(1), 24 - np.argmax(occupied[:, ::-1], axis=1), -1)  # column of points 1..25
-    return np.where(rear >= 0, s.escapes[np.arange(len(s)), np.maximum(rear, 0)] / 36.0, 1.0)
+    return np.where(s.rear > 0, s.escapes[np.arange(len(s)), np.maximum(s.rear - 1, 0)] / 36.0, 1.0)
 
 
 def containment(boards) -> np.ndarray:
@@ -245,10 +249,8 @@ def active_containment(boards) -> np.ndarray:
     so the blocks behind it count no more; 0 when it is already below the 15-point or none is left.
     :func:`containment` asks the same of points 15..24 wherever the checkers are."""
     s = _sides(boards)
-    occupied = s.mine[:, 1:26] > 0
-    rear = np.where(occupied.any(1), 25 - np.argmax(occupied[:, ::-1], axis=1), 0)  # point 1..25
-    behind = (POINTS[None, 15:26] <= rear[:, None])  # points 15..25 at or in front of the rearmost checker
-    fewest = np.where(behind, s.escapes[:, 14:25], 36).min(axis=1)
+    from_rear = POINTS[None, 15:26] <= s.rear[:, None]  # of points 15..25, the rearmost checker's and those in front
+    fewest = np.where(from_rear, s.escapes[:, 14:25], 36).min(axis=1)
     return 1.0 - fewest / 36.0
 
 

@@ -123,6 +123,12 @@ class Sides:
         return _hits(self)
 
     @cached_property
+    def rear(self) -> torch.Tensor:
+        """models.features.Sides.rear: the mover's point of its rearmost checker (25 = its bar, 0 = none left)."""
+        occupied = self.mine[:, 1:26] > 0
+        return torch.where(occupied.any(1), 25 - _first(occupied.flip(1)), 0)
+
+    @cached_property
     def opponent_rear(self) -> torch.Tensor:
         """The mover's point of the opponent's rearmost checker (0 = on its bar, 25 = none left)."""
         present = self.theirs[:, :25] > 0
@@ -208,10 +214,8 @@ def block_masks(s: Sides) -> torch.Tensor:
 
 def rear_escape(s: Sides) -> torch.Tensor:
     """models.features.rear_escape: escapes / 36 of the mover's rearmost checker; 1 when none is left."""
-    occupied = s.mine[:, 1:26] > 0
-    rear = 24 - _first(occupied.flip(1))  # column of points 1..25
-    escapes = s.escapes.gather(1, rear[:, None]).squeeze(1) / 36
-    return torch.where(occupied.any(1), escapes, 1.0)
+    escapes = s.escapes.gather(1, (s.rear - 1).clamp(min=0)[:, None]).squeeze(1) / 36
+    return torch.where(s.rear > 0, escapes, 1.0)
 
 
 def containment(s: Sides) -> torch.Tensor:
@@ -236,10 +240,8 @@ def back_moment(s: Sides) -> torch.Tensor:
 
 def active_containment(s: Sides) -> torch.Tensor:
     """models.features.active_containment: 1 - the fewest escapes / 36 from points 15 up to the rearmost checker."""
-    occupied = s.mine[:, 1:26] > 0
-    rear = torch.where(occupied.any(1), 25 - _first(occupied.flip(1)), 0)  # point 1..25
-    behind = s.tables.points[None, 15:26] <= rear[:, None]
-    fewest = torch.where(behind, s.escapes[:, 14:25], 36.0).min(1).values
+    from_rear = s.tables.points[None, 15:26] <= s.rear[:, None]
+    fewest = torch.where(from_rear, s.escapes[:, 14:25], 36.0).min(1).values
     return 1 - fewest / 36
 
 
