@@ -1,13 +1,15 @@
 """Input encodings compared: fresh contact nets fitted on the same labels, judged on held-out positions.
 
     gammon bench inputs runs/quick/gen5 --encodings contact-v1,contact-v2 --seeds 11,12,13 \
-        --out runs/inputs [--epochs 30] [--positions 8000] [--judge-ply 1]
+        --out runs/inputs [--epochs 30] [--positions 8000] [--judge-ply 1] [--teacher M]
 
 For each encoding and seed, a contact net of the same shape (512x256 unless told) starts from
 random weights and is fitted (:func:`training.distill.fit`, cosine learning rate, the positions
 held out by hash) on the contact positions of one finished generation of a recipe run and their
 labels, relabelled ones included: the same targets for every encoding. The rest of the model is
-that generation's teacher (the model of the generation before it). Reported for each fit:
+that generation's teacher: the model of the generation before it in a recipe run (``genK-1`` or
+``td`` beside it), or ``--teacher``, the model a lone generation was made from (``python -m
+gammon.training.distill --model M``). Reported for each fit:
 
 - the held-out divergence from the labels;
 - the 0-ply move loss, in mp/move, on that generation's own held-out contact positions (never
@@ -49,12 +51,20 @@ def generation_data(folder: Path, model) -> tuple[np.ndarray, np.ndarray]:
     return boards[keep], labels[keep]
 
 
+def recipe_teacher(folder: Path) -> Path:
+    """The model that labelled generation ``folder`` of a recipe run: the generation before it, or the TD stage's."""
+    number = folder.name.removeprefix("gen")
+    before = folder.parent / f"gen{int(number) - 1}" / "model.pt" if number.isdigit() else None
+    return before if before is not None and before.exists() else folder.parent / "td" / "model.pt"
+
+
 def fitted_net(teacher: Path, folder: Path, encoding: str, hidden: tuple[int, ...], seed: int, epochs: int,
                out: Path) -> dict:
     """Fit (or find in ``out``) a fresh contact net on ``encoding``; its file and held-out divergence."""
     weights = out / f"{encoding}-s{seed}.pt"
     record = weights.with_suffix(".json")
-    settings = {"generation": str(folder.resolve()), "hidden": list(hidden), "epochs": epochs}
+    settings = {"generation": str(folder.resolve()), "teacher": str(teacher.resolve()), "hidden": list(hidden),
+                "epochs": epochs}
     if record.exists():
         row = json.loads(record.read_text())
         if {key: row.get(key) for key in settings} != settings:
@@ -87,14 +97,16 @@ def main(argv=None) -> int:
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--positions", type=int, default=8000, help="held-out contact positions judged")
     parser.add_argument("--judge-ply", type=int, default=1, help="gnubg-nn's search depth as the judge")
+    parser.add_argument("--teacher", type=Path, help="the model that labelled the generation (default: the one "
+                        "before it in its recipe run, genK-1 or td)")
     parser.add_argument("--out", type=Path, required=True, help="folder for the fitted nets and the results")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
     folder = args.generation
-    teacher = folder.parent / f"gen{int(folder.name.removeprefix('gen')) - 1}" / "model.pt"
+    teacher = args.teacher or recipe_teacher(folder)
     if not teacher.exists():
-        teacher = folder.parent / "td" / "model.pt"
+        raise GammonError(f"no teacher {teacher} for {folder}: give --teacher, the model that labelled it")
     args.out.mkdir(parents=True, exist_ok=True)
     encodings, seeds = args.encodings.split(","), [int(s) for s in args.seeds.split(",")]
     hidden = tuple(int(h) for h in args.hidden.split("x"))

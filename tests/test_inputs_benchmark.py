@@ -1,6 +1,7 @@
 """benchmarks/inputs.py: fresh contact nets on two encodings, fitted on one generation's labels and judged."""
 
 import json
+import shutil
 from dataclasses import replace
 
 import pytest
@@ -34,3 +35,11 @@ def test_the_inputs_study_fits_each_encoding_and_seed_and_reuses_its_fits(tmp_pa
     assert {path: path.stat().st_mtime_ns for path in (tmp_path / "study").glob("*.pt")} == fitted
     with pytest.raises(GammonError, match="holds a contact-v1 fit of seed 1 made with other settings"):
         inputs.main(argv + ["--epochs", "3"])
+    # A generation alone (distill --model M) names its teacher; the same teacher gives the same fits.
+    shutil.copytree(tmp_path / "run" / "gen1", tmp_path / "alone" / "gen1")
+    alone = [str(tmp_path / "alone" / "gen1")] + argv[1:-1] + [str(tmp_path / "study-alone")]
+    with pytest.raises(GammonError, match="give --teacher, the model that labelled it"):
+        inputs.main(alone)
+    assert inputs.main(alone + ["--teacher", str(tmp_path / "run" / "td" / "model.pt")]) == 0
+    again = json.loads((tmp_path / "study-alone" / "results.json").read_text())
+    assert [f["held_out_divergence"] for f in again] == [f["held_out_divergence"] for f in fits]
