@@ -105,8 +105,9 @@ RECIPES = {
     # and every generation labelling all positions so far anew with its own 1-ply search (one teacher, the best).
     # 300,000 TD games and five generations: +0.613 against pubeval over 10,000 games, 2 h 25 min from random
     # weights on a shared 2-core machine; 100,000 TD games and four generations had levelled off at +0.569.
-    # On contact-v2's inputs (four more features a side) the same stages reach +0.641 on the same games, and
-    # -0.017 against gnubg-nn 0-ply where contact-v1's reach -0.048 (benchmarks/RESULTS.md).
+    # On contact-v2's inputs (four more features a side) the same stages reached +0.641 on the same games, and
+    # -0.017 against gnubg-nn 0-ply where contact-v1's reach -0.048; timed from random weights on the committed
+    # code they took 2 h 40 min and reached +0.592 and -0.039 (benchmarks/RESULTS.md): runs differ that much.
     "quick": Recipe(
         td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000,
                   nets="contact=contact-v2,race=race-v1"),
