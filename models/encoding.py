@@ -143,27 +143,27 @@ def _write_sides(features: np.ndarray, out: np.ndarray) -> None:
     out[:, :k], out[:, k:] = features[:half], features[half:]
 
 
-def contact_v1(boards: np.ndarray) -> np.ndarray:
-    out = _tesauro_race(boards, 232)
-    _write_sides(contact_features(_both_sides(boards)), out[:, 204:])
+def _contact(boards: np.ndarray, width: int, *feature_sets) -> np.ndarray:
+    """tesauro198+race, then each of ``feature_sets`` for both sides in turn (each side's Sides made once)."""
+    out = _tesauro_race(boards, width)
+    sides, column = _both_sides(boards), 204
+    for features in feature_sets:
+        values = features(sides)  # both sides' rows: 2k columns, the mover's k then the opponent's
+        _write_sides(values, out[:, column:column + 2 * values.shape[1]])
+        column += 2 * values.shape[1]
     return out
+
+
+def contact_v1(boards: np.ndarray) -> np.ndarray:
+    return _contact(boards, 232, contact_features)
 
 
 def contact_v2(boards: np.ndarray) -> np.ndarray:
-    out = _tesauro_race(boards, 240)
-    sides = _both_sides(boards)
-    _write_sides(contact_features(sides), out[:, 204:232])
-    _write_sides(contact_extra_features(sides), out[:, 232:])
-    return out
+    return _contact(boards, 240, contact_features, contact_extra_features)
 
 
 def contact_v3(boards: np.ndarray) -> np.ndarray:
-    out = _tesauro_race(boards, 250)
-    sides = _both_sides(boards)
-    _write_sides(contact_features(sides), out[:, 204:232])
-    _write_sides(contact_extra_features(sides), out[:, 232:240])
-    _write_sides(contact_v3_features(sides), out[:, 240:])
-    return out
+    return _contact(boards, 250, contact_features, contact_extra_features, contact_v3_features)
 
 
 def race_v1(boards: np.ndarray) -> np.ndarray:
