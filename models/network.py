@@ -36,6 +36,7 @@ from gammon.models.inference import (
     NumpyModel,
     OneSidedNet,
     ResultsEvaluator,
+    Screen,
     check_model,
     route,
 )
@@ -213,6 +214,11 @@ def numpy_model(model: ClassNets | TDNet) -> NumpyModel:
 def numpy_evaluator(evaluator: NetEvaluator) -> NumpyEvaluator:
     """A NetEvaluator's numpy twin, with its name, metadata and variant."""
     return NumpyEvaluator(numpy_model(evaluator.net), evaluator.name, evaluator.meta, evaluator.variant)
+
+
+def screen_from_payload(payload: dict, variant: Variant = STANDARD, source: str = "pruning net") -> Screen:
+    """The search screen (models/inference.py) of a pruning net's weights payload (:mod:`training.prune`)."""
+    return Screen(numpy_model(model_from_payload(payload, source)).nets["all"], variant)
 
 
 def torch_model(model: NumpyModel) -> ClassNets:

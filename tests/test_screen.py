@@ -112,3 +112,34 @@ def test_a_tiny_pruning_run_writes_a_net_that_ranks_better_than_chance(tmp_path)
     assert meta["teacher_sha256"]
     # a random ranking keeps the best play with the share of plays kept; the fitted net clearly more often
     assert meta["best_kept_at_5"] > meta["best_kept_at_5_by_chance"] + 0.15
+
+
+def test_a_generation_with_screen_labels_through_its_teachers_pruning_net(tmp_path):
+    """--screen: refused until the teacher's pruning net is taught; then the labels are the screened search's,
+    the same on worker processes, and not the unscreened search's; a net taught by other weights is refused."""
+    from gammon.engine.errors import GammonError
+    from gammon.engine.search.bearoff import WithBearoff
+    from gammon.models.network import evaluator_from_payload, load_payload, screen_from_payload
+    from gammon.training.distill import DistillConfig, generation, result_labels, teacher_screen
+    from gammon.training.prune import PruneConfig, screen_for
+
+    model = tmp_path / "net.pt"
+    shutil.copy(MODELS / "default.pt", model)
+    out = tmp_path / "gen"
+    config = DistillConfig(positions=150, epochs=1, chunk=50, seed=3, nets="contact", screen=True)
+    with pytest.raises(GammonError, match="gammon.training.prune"):
+        generation(model, out, config, progress=False)
+    prune = screen_for(model, out, PruneConfig(positions=300, rolls=2, epochs=2, hidden=8, batch=256), progress=False)
+    assert "prune" in (out / "log.jsonl").read_text()
+    generation(model, out, config, progress=False, workers=2)
+
+    boards, labels = np.load(out / "positions.npy"), np.load(out / "labels.npy")
+    plain = evaluator_from_payload(load_payload(model))
+    unscreened = result_labels(position_probs(WithBearoff(plain), boards, 1))
+    plain.screen = screen_from_payload(load_payload(prune))
+    np.testing.assert_allclose(labels, result_labels(position_probs(WithBearoff(plain), boards, 1)), atol=1e-6)
+    assert np.abs(labels - unscreened).max() > 1e-4  # a tiny pruning net misses some best replies
+
+    model.write_bytes(model.read_bytes() + b"\0")
+    with pytest.raises(GammonError, match="other weights"):
+        teacher_screen(out, model)

@@ -340,6 +340,7 @@ def test_the_tiny_recipe_runs_every_stage_and_resumes(tmp_path):
     log = [json.loads(line) for line in (tmp_path / "r" / "log.jsonl").read_text().splitlines()]
     assert [r["stage"] for r in log] == ["td", "gen1", "race", "calibrate"] and all("ppg" in r["eval"] for r in log)
     assert log[-1]["seconds"] > 0 and "calibration" in load_weights(weights).meta
+    assert (tmp_path / "r" / "gen1" / "prune" / "prune.pt").is_file()  # its labels searched through a screen
     nets = load_weights(weights).net.nets
     assert set(nets) == {"contact", "race"} and isinstance(nets["race"], OneSidedRace)
     assert (tmp_path / "r" / "curve.svg").read_text().startswith("<svg")
@@ -391,7 +392,8 @@ def test_the_quick_recipe_in_miniature_relabels_everything_and_improves_on_each_
     quick = RECIPES["quick"]
     shrunk = [replace(g, positions=600, epochs=5, chunk=200, fresh=g.fresh and "contact=16x8")
               for g in quick.generations[:2]]
-    run_recipe(Recipe(td=RECIPES["tiny"].td, generations=shrunk, eval_games=100), tmp_path / "q", progress=False)
+    run_recipe(Recipe(td=RECIPES["tiny"].td, generations=shrunk, eval_games=100, prune=RECIPES["tiny"].prune),
+               tmp_path / "q", progress=False)
     log = [json.loads(line) for line in (tmp_path / "q" / "log.jsonl").read_text().splitlines()]
     assert [r["stage"] for r in log] == ["td", "gen1", "gen2"]
     first, second = tmp_path / "q" / "gen1", tmp_path / "q" / "gen2"

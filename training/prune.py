@@ -44,6 +44,7 @@ from gammon.models.network import ClassNets, TDNet, save_weights
 from gammon.models.players import load_analyst
 from gammon.options import model_stage_main
 from gammon.training.distill import Collecting, collect_batch, collect_positions, model_runner, soft_cross_entropy
+from gammon.training.runlog import append_log
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,17 @@ def train_prune(model_path: Path, out: Path, config: PruneConfig, progress: bool
     save_weights(weights, ClassNets({"all": net}), pruning={"trainer": "gammon.training.prune", **asdict(config),
                                                             "teacher_sha256": file_digest(model_path), **report})
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    return weights
+
+
+def screen_for(model_path: Path, generation: Path, config: PruneConfig, progress: bool = True) -> Path:
+    """``generation/prune/prune.pt``, the pruning net a distillation generation with ``screen`` searches through:
+    taught by ``model_path`` now unless it already was, its cost and survival figures logged with the generation's."""
+    weights = generation / "prune" / "prune.pt"
+    if not weights.exists():
+        train_prune(model_path, weights.parent, config, progress)
+        report = json.loads((weights.parent / "report.json").read_text())
+        append_log(generation / "log.jsonl", {"step": "prune", **report})
     return weights
 
 

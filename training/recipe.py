@@ -39,6 +39,7 @@ from gammon.training.calibrate import CalibrateConfig, calibrate
 from gammon.training.curve import write_curve
 from gammon.training.distill import DistillConfig, generation
 from gammon.training.onesided import OneSidedConfig, train_one_sided
+from gammon.training.prune import PruneConfig, screen_for
 from gammon.training.runlog import append_log, read_log
 from gammon.training.train import Config, default_nets, evaluate_vs_baseline, train
 
@@ -50,6 +51,7 @@ class Recipe:
     race: OneSidedConfig | None = None  # after the generations, when given
     calibrate: CalibrateConfig | None = None  # the last stage, when given
     eval_games: int = 2_000
+    prune: PruneConfig = field(default_factory=PruneConfig)  # the pruning nets of generations with ``screen``
 
 
 RECIPES = {
@@ -112,21 +114,23 @@ RECIPES = {
         td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000,
                   nets="contact=contact-v2,race=race-v1"),
         generations=[
-            DistillConfig(positions=200_000, seed=11, fresh="contact=512x256", split="hash", cosine=True, epochs=30),
+            DistillConfig(positions=200_000, seed=11, fresh="contact=512x256", split="hash", cosine=True, epochs=30,
+                          screen=True),
         ] + [
             DistillConfig(positions=200_000, seed=11 + i, replay=i - 1, relabel=True, split="hash", cosine=True,
-                          epochs=30, lr=3e-4)
-            for i in range(2, 6)
+                          epochs=30, lr=3e-4, screen=True)
+            for i in range(2, 7)
         ],
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
     "tiny": Recipe(
         td=Config(games=1_000, parallel=64, threads=1, seed=1, checkpoint_every=500, eval_every=1_000, eval_games=100),
-        generations=[DistillConfig(positions=600, epochs=3, chunk=200, seed=11)],
+        generations=[DistillConfig(positions=600, epochs=3, chunk=200, seed=11, screen=True)],
         race=OneSidedConfig(positions=1_000, hidden="16", band=40, band_steps=20, passes=1, pass_steps=100,
                             chunk=200, threads=1),
         calibrate=CalibrateConfig(positions=40, games=4, chunk=20),
         eval_games=100,
+        prune=PruneConfig(positions=300, rolls=2, epochs=2, hidden=8, batch=256),
     ),
 }
 
@@ -181,6 +185,8 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
         elif isinstance(config, CalibrateConfig):
             weights = calibrate(weights, folder, replace(config, workers=workers), progress=progress)
         else:
+            if config.screen and not (folder / "model.pt").exists():
+                screen_for(weights, folder, replace(recipe.prune, seed=config.seed), progress)
             weights = generation(weights, folder, config, progress=progress, workers=workers, ray=ray)
         if stage not in done:
             rows = read_log(folder / "log.jsonl")  # TD logs its running time, a generation each step's
