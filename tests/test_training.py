@@ -35,7 +35,7 @@ from gammon.training.distill import (
     replayed_positions,
     rival_plays,
 )
-from gammon.training.recipe import RECIPES, Recipe, run_recipe
+from gammon.training.recipe import RECIPES, Recipe, run_recipe, with_seed
 from gammon.training.train import Config, Trainer, train
 
 
@@ -366,12 +366,25 @@ def test_a_recipe_trains_on_the_nets_it_is_given_and_refuses_other_nets_once_beg
         run_recipe(own, tmp_path / "r", progress=False)
 
 
+def test_a_recipe_on_other_dice_moves_every_seed_and_refuses_another_seed_once_begun(tmp_path):
+    moved = with_seed(RECIPES["tiny"], 5, tmp_path / "r")
+    assert moved.td.seed == 5 and moved.generations[0].seed == 15 and moved.race.seed == 35
+    assert moved.calibrate.seed == 4246 and moved.prune.seed == 45
+    assert with_seed(RECIPES["tiny"], 1, tmp_path / "r") == RECIPES["tiny"]  # its own seed: the recipe as written
+    short = Recipe(td=replace(RECIPES["tiny"].td, games=300, checkpoint_every=300, eval_every=300, eval_games=20),
+                   eval_games=20)
+    run_recipe(short, tmp_path / "r", progress=False, seed=5)
+    assert torch.load(tmp_path / "r" / "td" / "checkpoint.pt", weights_only=True)["config"]["seed"] == 5
+    with pytest.raises(GammonError, match="began with --seed 5; --seed 6 would not apply"):
+        run_recipe(short, tmp_path / "r", progress=False, seed=6)
+
+
 def test_the_quick_recipe_trains_on_contact_v2():
     assert net_encodings(RECIPES["quick"].td.nets) == {"contact": "contact-v2", "race": "race-v1"}
 
 
 def test_gammon_train_refuses_training_options_a_recipe_would_not_use(tmp_path):
-    with pytest.raises(GammonError, match="only --nets applies to a --recipe .* drop --games, --lr"):
+    with pytest.raises(GammonError, match="only --nets .* and --seed .* apply to a --recipe.* drop --games, --lr"):
         train_cli(["--recipe", "tiny", "--lr", "0.1", "--games", "10", "--out", str(tmp_path / "r")])
     assert not (tmp_path / "r").exists()
 

@@ -22,8 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=Path("runs/default"), help="run folder (default runs/default)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
     parser.add_argument("--recipe", help="run a whole training recipe into --out instead (training/recipe.py: "
-                        f"{', '.join(RECIPES)}), its TD stage on --nets if given; run the same command again to "
-                        "resume it")
+                        f"{', '.join(RECIPES)}), its TD stage on --nets and every stage on other dice with --seed "
+                        "if given; run the same command again to resume it")
     worker_options(parser, "labelling a --recipe's generations")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -32,13 +32,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.recipe:
-        ignored = [f"--{f.name.replace('_', '-')}" for f in fields(Config) if f.name != "nets"
+        ignored = [f"--{f.name.replace('_', '-')}" for f in fields(Config) if f.name not in ("nets", "seed")
                    and getattr(args, f.name) is not None]
         if ignored:
-            raise GammonError(f"of the training options only --nets applies to a --recipe (its TD stage); the recipe "
-                              f"takes the rest from training/recipe.py: drop {', '.join(ignored)}")
+            raise GammonError(f"of the training options only --nets (its TD stage) and --seed (every stage's) apply "
+                              f"to a --recipe; the recipe takes the rest from training/recipe.py: drop "
+                              f"{', '.join(ignored)}")
         weights = run_recipe(args.recipe, args.out, progress=not args.no_progress, workers=args.workers or 1,
-                             ray=args.ray, nets=args.nets or "")
+                             ray=args.ray, nets=args.nets or "", seed=args.seed)
         print(f"weights: {weights}\ncurve: {args.out / 'curve.svg'}\nlog: {args.out / 'log.jsonl'}")
         return 0
     if args.workers or args.ray:

@@ -149,13 +149,32 @@ def with_nets(recipe: Recipe, nets: str, out: Path) -> Recipe:
     return replace(recipe, td=td)
 
 
+def with_seed(recipe: Recipe, seed: int, out: Path) -> Recipe:
+    """``recipe`` on other dice: its TD stage seeded ``seed`` and every later stage's seed moved as far (``--seed``;
+    the recipe's own TD seed gives the recipe as written); refused where the TD stage in ``out`` began on another."""
+    shift = seed - recipe.td.seed
+    checkpoint = out / "td" / "checkpoint.pt"
+    if checkpoint.exists():
+        began = torch.load(checkpoint, map_location="cpu", weights_only=True)["config"]["seed"]
+        if began != seed:
+            raise GammonError(f"{out / 'td'} began with --seed {began}; --seed {seed} would not apply to it: give "
+                              f"another --out, or --seed {began} to go on")
+
+    def moved(config):
+        return None if config is None else replace(config, seed=config.seed + shift)
+
+    return replace(recipe, td=moved(recipe.td), generations=[moved(g) for g in recipe.generations],
+                   race=moved(recipe.race), calibrate=moved(recipe.calibrate), prune=moved(recipe.prune))
+
+
 def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: int = 1,
-               ray: str | None = None, nets: str = "") -> Path:
+               ray: str | None = None, nets: str = "", seed: int | None = None) -> Path:
     """Run (or resume) recipe ``name`` (one of :data:`RECIPES`, or a :class:`Recipe`) into ``out``; returns the
     final weights ``out / 'model.pt'``.
 
     ``workers`` and ``ray`` say where the generations' positions are labelled (:func:`generation`);
-    ``nets``, where given, the nets of the TD stage (:func:`with_nets`), else the recipe's own.
+    ``nets``, where given, the nets of the TD stage (:func:`with_nets`), else the recipe's own; ``seed``, where
+    given, the seeds (:func:`with_seed`).
     """
     if not isinstance(name, Recipe) and name not in RECIPES:
         raise GammonError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
@@ -163,6 +182,8 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
     nets = nets or recipe.td.nets  # a recipe's own nets are checked against a run begun on others too
     if nets:
         recipe = with_nets(recipe, nets, out)
+    if seed is not None:
+        recipe = with_seed(recipe, seed, out)
     out.mkdir(parents=True, exist_ok=True)
     log = out / "log.jsonl"
     done = {row["stage"] for row in read_log(log)}
