@@ -110,6 +110,8 @@ RECIPES = {
     # On contact-v2's inputs (four more features a side) the same stages reached +0.641 on the same games, and
     # -0.017 against gnubg-nn 0-ply where contact-v1's reach -0.048; timed from random weights on the committed
     # code they took 2 h 40 min and reached +0.592 and -0.039 (benchmarks/RESULTS.md): runs differ that much.
+    # Labelled through each teacher's pruning net (screen), a third of the labelling time, and with a sixth
+    # generation: about 2 hours, +0.600 (generation 5 +0.615) and -0.031 against gnubg-nn.
     "quick": Recipe(
         td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000,
                   nets="contact=contact-v2,race=race-v1"),
