@@ -238,16 +238,16 @@ class Chunk:
 class Teacher:
     """The weights that label, sent to worker processes and Ray tasks (so no shared file system is needed)."""
 
-    digest: str  # names the weights: a worker builds each teacher's evaluator once
+    digest: str  # names the weights and the pruning net: a worker builds each teacher's evaluator once
     payload: dict
     screen: dict | None = None  # the payload of its pruning net, where its searches screen the plays
 
 
-_TEACHERS: dict[tuple[str, bool], object] = {}
+_TEACHERS: dict[str, object] = {}
 
 
 def teacher_from(model_path: Path, screen: Path | None = None) -> Teacher:
-    data = Path(model_path).read_bytes()
+    data = Path(model_path).read_bytes() + (Path(screen).read_bytes() if screen else b"")
     return Teacher(hashlib.sha256(data).hexdigest(), load_payload(model_path),
                    load_payload(screen) if screen else None)
 
@@ -255,13 +255,12 @@ def teacher_from(model_path: Path, screen: Path | None = None) -> Teacher:
 def evaluator_of(teacher):
     """``teacher`` itself if it is an evaluator; a Teacher's evaluator, built once in this process."""
     if isinstance(teacher, Teacher):
-        key = (teacher.digest, teacher.screen is not None)
-        if key not in _TEACHERS:
+        if teacher.digest not in _TEACHERS:
             net = evaluator_from_payload(teacher.payload, "teacher")
             if teacher.screen is not None:
                 net.screen = screen_from_payload(teacher.screen, net.variant)
-            _TEACHERS[key] = WithBearoff(net)
-        teacher = _TEACHERS[key]
+            _TEACHERS[teacher.digest] = WithBearoff(net)
+        teacher = _TEACHERS[teacher.digest]
     return teacher
 
 
