@@ -384,6 +384,11 @@ def load_screen(weights: str | Path, variant: Variant) -> Screen | None:
     """The screen of the pruning net shipped beside ``weights`` (from its numpy companion), or None where
     there is none or it was taught by other weights than ``weights`` holds now."""
     prune = companion(pruning_path(weights)) if pruning_path(weights).is_file() else None
-    if prune is None or prune.meta.get("pruning", {}).get("teacher_sha256") != file_digest(weights):
+    if prune is None or not taught_by(prune.meta, weights):
         return None
     return Screen(prune.model.nets["all"], variant)
+
+
+def taught_by(meta: dict, weights: str | Path) -> bool:
+    """Whether a pruning net's metadata (:mod:`training.prune`) names the bytes ``weights`` holds now as its teacher."""
+    return meta.get("pruning", {}).get("teacher_sha256") == file_digest(weights)

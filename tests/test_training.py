@@ -377,6 +377,8 @@ def test_a_recipe_on_other_dice_moves_every_seed_and_refuses_another_seed_once_b
     assert torch.load(tmp_path / "r" / "td" / "checkpoint.pt", weights_only=True)["config"]["seed"] == 5
     with pytest.raises(GammonError, match="began with --seed 5; --seed 6 would not apply"):
         run_recipe(short, tmp_path / "r", progress=False, seed=6)
+    with pytest.raises(GammonError, match="began with --seed 5; --seed 1 would not apply"):  # resumed without --seed
+        run_recipe(short, tmp_path / "r", progress=False)
 
 
 def test_the_quick_recipe_trains_on_contact_v2():

@@ -68,7 +68,7 @@ from gammon.engine.rules.outcomes import exclusive_results, result_points
 from gammon.engine.search.analysis import position_probs
 from gammon.engine.search.bearoff import WithBearoff
 from gammon.engine.search.evaluator import afterstate_scores
-from gammon.models.inference import file_digest, route
+from gammon.models.inference import route, taught_by
 from gammon.models.network import (
     TDNet,
     check_widening,
@@ -542,7 +542,7 @@ def teacher_screen(out: Path, model_path: Path) -> Path:
     if not screen.is_file():
         raise GammonError(f"--screen needs {screen}: teach it first with python -m gammon.training.prune "
                           f"--model {model_path} --out {screen.parent}")
-    if load_payload(screen).get("meta", {}).get("pruning", {}).get("teacher_sha256") != file_digest(model_path):
+    if not taught_by(load_payload(screen).get("meta", {}), model_path):
         raise GammonError(f"{screen} was taught by other weights than {model_path}: teach it again")
     return screen
 

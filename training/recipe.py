@@ -51,7 +51,8 @@ class Recipe:
     race: OneSidedConfig | None = None  # after the generations, when given
     calibrate: CalibrateConfig | None = None  # the last stage, when given
     eval_games: int = 2_000
-    prune: PruneConfig = field(default_factory=PruneConfig)  # the pruning nets of generations with ``screen``
+    prune: PruneConfig = field(default_factory=PruneConfig)  # generations with ``screen``: their pruning nets, each
+    # taught with its generation's seed
 
 
 RECIPES = {
@@ -137,14 +138,19 @@ RECIPES = {
 }
 
 
+def td_began(out: Path) -> dict | None:
+    """The config the TD stage of the recipe run in ``out`` began with (from its checkpoint), or None before it has."""
+    checkpoint = out / "td" / "checkpoint.pt"
+    return torch.load(checkpoint, map_location="cpu", weights_only=True)["config"] if checkpoint.exists() else None
+
+
 def with_nets(recipe: Recipe, nets: str, out: Path) -> Recipe:
     """``recipe`` with its TD stage on the nets ``nets`` (NAME=ENCODING,...: ``--nets``), every later stage
     building on them; refused where the TD stage in ``out`` already began on other nets."""
     td = replace(recipe.td, nets=nets)
     td.check()
-    checkpoint = out / "td" / "checkpoint.pt"
-    if checkpoint.exists():
-        began = torch.load(checkpoint, map_location="cpu", weights_only=True)["config"].get("nets", "")
+    if (began_with := td_began(out)) is not None:
+        began = began_with.get("nets", "")
         if net_encodings(began or default_nets(variant_named(td.variant))) != net_encodings(nets):
             raise GammonError(f"{out / 'td'} began on --nets {began or default_nets(variant_named(td.variant))!r}; "
                               f"--nets {nets!r} would not apply to it: give another --out, or those nets to go on")
@@ -155,12 +161,10 @@ def with_seed(recipe: Recipe, seed: int, out: Path) -> Recipe:
     """``recipe`` on other dice: its TD stage seeded ``seed`` and every later stage's seed moved as far (``--seed``;
     the recipe's own TD seed gives the recipe as written); refused where the TD stage in ``out`` began on another."""
     shift = seed - recipe.td.seed
-    checkpoint = out / "td" / "checkpoint.pt"
-    if checkpoint.exists():
-        began = torch.load(checkpoint, map_location="cpu", weights_only=True)["config"]["seed"]
-        if began != seed:
-            raise GammonError(f"{out / 'td'} began with --seed {began}; --seed {seed} would not apply to it: give "
-                              f"another --out, or --seed {began} to go on")
+    began = (td_began(out) or {}).get("seed", seed)
+    if began != seed:
+        raise GammonError(f"{out / 'td'} began with --seed {began}; --seed {seed} would not apply to it: give "
+                          f"another --out, or --seed {began} to go on")
 
     def moved(config):
         return None if config is None else replace(config, seed=config.seed + shift)
@@ -176,7 +180,7 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
 
     ``workers`` and ``ray`` say where the generations' positions are labelled (:func:`generation`);
     ``nets``, where given, the nets of the TD stage (:func:`with_nets`), else the recipe's own; ``seed``, where
-    given, the seeds (:func:`with_seed`).
+    given, the seeds (:func:`with_seed`), else the recipe's own.
     """
     if not isinstance(name, Recipe) and name not in RECIPES:
         raise GammonError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
@@ -184,8 +188,7 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
     nets = nets or recipe.td.nets  # a recipe's own nets are checked against a run begun on others too
     if nets:
         recipe = with_nets(recipe, nets, out)
-    if seed is not None:
-        recipe = with_seed(recipe, seed, out)
+    recipe = with_seed(recipe, recipe.td.seed if seed is None else seed, out)  # a run begun on other dice is refused
     out.mkdir(parents=True, exist_ok=True)
     log = out / "log.jsonl"
     done = {row["stage"] for row in read_log(log)}
