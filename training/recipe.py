@@ -112,18 +112,22 @@ RECIPES = {
     # -0.017 against gnubg-nn 0-ply where contact-v1's reach -0.048; timed from random weights on the committed
     # code they took 2 h 40 min and reached +0.592 and -0.039 (benchmarks/RESULTS.md): runs differ that much.
     # Labelled through each teacher's pruning net (screen), a third of the labelling time, and with a sixth
-    # generation: about 2 hours, +0.600 (generation 5 +0.615) and -0.031 against gnubg-nn.
+    # generation: about 2 hours, +0.600 (generation 5 +0.615) and -0.031 against gnubg-nn; on other dice (--seed 2)
+    # +0.631 and -0.038. A seventh generation chose 0.09 mp a move better, inside the noise. The fits and the
+    # pruning nets run on two threads (1.78x faster; the labelling workers are idle meanwhile); TD stays on one
+    # (1.09x).
     "quick": Recipe(
         td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000,
                   nets="contact=contact-v2,race=race-v1"),
         generations=[
             DistillConfig(positions=200_000, seed=11, fresh="contact=512x256", split="hash", cosine=True, epochs=30,
-                          screen=True),
+                          screen=True, threads=2),
         ] + [
             DistillConfig(positions=200_000, seed=11 + i, replay=i - 1, relabel=True, split="hash", cosine=True,
-                          epochs=30, lr=3e-4, screen=True)
+                          epochs=30, lr=3e-4, screen=True, threads=2)
             for i in range(2, 7)
         ],
+        prune=PruneConfig(threads=2),
     ),
     # A few seconds of each stage, for the tests and for trying the pipeline out.
     "tiny": Recipe(
