@@ -70,10 +70,23 @@ class Layer(NamedTuple):
     bias: np.ndarray
 
 
+# A first layer at least this wide reads only the inputs some row of the batch uses. Tesauro's units are mostly
+# zero, and the afterstates a search judges together share most of their empty points: of the contact net's 232
+# inputs about 70 are used by some play of a 0-ply hint and about 110 in a 2-ply search, and its first layer ran
+# in half the time. Narrower layers (the pruning net's 64, the one-sided race net's 128) gain less than copying
+# the used columns costs.
+SPARSE_FIRST_LAYER = 256
+
+
 def forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
-    """The layers applied in turn, ReLU between them (in place: no array beyond one a layer)."""
+    """The layers applied in turn, ReLU between them (in place: no array beyond one a layer). Inputs that are zero
+    in every row add nothing, so a wide first layer leaves them out (the same sums, without the zero terms)."""
     for k, layer in enumerate(layers):
-        x = x @ layer.weight
+        if k == 0 and layer.weight.shape[1] >= SPARSE_FIRST_LAYER:
+            used = np.flatnonzero(x.any(axis=0))
+            x = x[:, used] @ layer.weight[used]
+        else:
+            x = x @ layer.weight
         x += layer.bias
         if k < len(layers) - 1:
             np.maximum(x, 0.0, out=x)

@@ -10,8 +10,18 @@ import pytest
 from positions import all_families  # tests/ is on sys.path under pytest
 
 from gammon.engine.errors import GammonError
-from gammon.engine.rules.board import CLASS_NAMES, position_class
-from gammon.models.inference import companion, companion_path, file_digest, load_numpy
+from gammon.engine.rules.board import CLASS_NAMES, position_class, starting_board
+from gammon.engine.rules.movegen import generate
+from gammon.models.encoding import encoder
+from gammon.models.inference import (
+    SPARSE_FIRST_LAYER,
+    Layer,
+    companion,
+    companion_path,
+    file_digest,
+    forward,
+    load_numpy,
+)
 from gammon.models.network import build_model, load_weights, numpy_evaluator, numpy_model, torch_model
 from gammon.models.players import load_analyst, load_player
 
@@ -28,6 +38,23 @@ def test_the_numpy_twin_answers_as_torch_does(boards):
     twin = numpy_evaluator(torch_net)
     assert set(CLASS_NAMES) - {"crashed"} <= {CLASS_NAMES[c] for c in position_class(boards)}  # contact and race
     np.testing.assert_allclose(twin.probabilities(boards), torch_net.probabilities(boards), atol=1e-6)
+
+
+def test_a_wide_first_layer_reads_only_the_used_inputs_and_answers_the_same(boards):
+    rng = np.random.default_rng(0)
+    shapes = ((232, SPARSE_FIRST_LAYER), (SPARSE_FIRST_LAYER, 6))
+    layers = [Layer(rng.normal(size=s).astype(np.float32), rng.normal(size=s[1]).astype(np.float32)) for s in shapes]
+
+    def dense(x):
+        return np.maximum(x @ layers[0].weight + layers[0].bias, 0) @ layers[1].weight + layers[1].bias
+
+    encode, _ = encoder("contact-v1")
+    hint = encode(generate(starting_board()[None], np.array([[3, 1]])).boards)  # one roll's plays, as a hint judges
+    mixed = encode(boards[:500])
+    for x in (hint, mixed, hint[:1]):
+        np.testing.assert_allclose(forward(layers, x), dense(x), rtol=1e-5, atol=1e-4)
+    assert 0 < hint.any(axis=0).sum() < hint.shape[1] // 2  # most inputs unused by every play: left out
+    assert forward(layers, hint[:0]).shape == (0, 6)
 
 
 def test_repeated_boards_are_answered_alike(boards):
