@@ -57,8 +57,19 @@ from gammon.engine.rules.board import (
     rearmost,
 )
 from gammon.engine.rules.variants import MOVER_UNENTERED
-from gammon.models.features import Sides, contact_extra_features, contact_features, contact_v3_features, race_features
+from gammon.models.features import (
+    CONTACT_EXTRA_NAMES,
+    CONTACT_NAMES,
+    CONTACT_V3_NAMES,
+    RACE_NAMES,
+    Sides,
+    contact_extra_features,
+    contact_features,
+    contact_v3_features,
+    race_features,
+)
 
+TESAURO_RACE_WIDTH = 204  # tesauro198+race's columns, which the encodings below (FEATURE_SETS) open with
 # Tesauro's four units of a point holding n = 0..MAX_CHECKERS checkers: n >= 1, n >= 2, n >= 3, (n - 3) / 2 for n > 3.
 _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(MAX_CHECKERS + 1)], dtype=np.float32)
 
@@ -127,7 +138,7 @@ def _tesauro_race(boards: np.ndarray, width: int) -> np.ndarray:
 
 
 def tesauro198_race(boards: np.ndarray) -> np.ndarray:
-    return _tesauro_race(boards, 204)
+    return _tesauro_race(boards, TESAURO_RACE_WIDTH)
 
 
 def _both_sides(boards: np.ndarray) -> Sides:
@@ -143,38 +154,67 @@ def _write_sides(features: np.ndarray, out: np.ndarray) -> None:
     out[:, :k], out[:, k:] = features[:half], features[half:]
 
 
-def _contact(boards: np.ndarray, width: int, *feature_sets) -> np.ndarray:
-    """tesauro198+race, then each of ``feature_sets`` for both sides in turn (each side's Sides made once)."""
+# The feature sets an encoding adds after tesauro198+race's columns, each for the mover then the opponent:
+# (function, columns of one side).
+FEATURE_SETS = {
+    "tesauro198+race": (),
+    "contact-v1": ((contact_features, len(CONTACT_NAMES)),),
+    "contact-v2": ((contact_features, len(CONTACT_NAMES)), (contact_extra_features, len(CONTACT_EXTRA_NAMES))),
+    "contact-v3": ((contact_features, len(CONTACT_NAMES)), (contact_extra_features, len(CONTACT_EXTRA_NAMES)),
+                   (contact_v3_features, len(CONTACT_V3_NAMES))),
+    "race-v1": ((race_features, len(RACE_NAMES)),),
+}
+
+
+def _write_features(boards: np.ndarray, feature_sets, out: np.ndarray) -> None:
+    """Each of ``feature_sets`` for both sides in turn (each side's Sides made once), written into ``out``."""
+    if not feature_sets:
+        return
+    sides, column = _both_sides(boards), 0
+    for features, k in feature_sets:
+        _write_sides(features(sides), out[:, column:column + 2 * k])  # the mover's k columns, then the opponent's
+        column += 2 * k
+
+
+def features_after(name: str, boards: np.ndarray, start: int) -> np.ndarray:
+    """The columns of encoding ``name`` (one of :data:`FEATURE_SETS`) from ``start`` on, where a feature set begins,
+    as a new float32 array: for a first layer that sums the columns before them itself (models/_native.c)."""
+    sets, column = list(FEATURE_SETS[name]), TESAURO_RACE_WIDTH
+    while column < start:
+        column += 2 * sets.pop(0)[1]
+    if column != start:
+        raise ValueError(f"no feature set of {name} begins at column {start}")
+    out = np.empty((len(boards), ENCODINGS[name][1] - start), dtype=np.float32)
+    _write_features(boards, sets, out)
+    return out
+
+
+def _encoded(name: str, boards: np.ndarray, width: int) -> np.ndarray:
+    """tesauro198+race, then the feature sets of ``name``, written into one new (N, ``width``) float32 array."""
     out = _tesauro_race(boards, width)
-    sides, column = _both_sides(boards), 204
-    for features in feature_sets:
-        values = features(sides)  # both sides' rows: 2k columns, the mover's k then the opponent's
-        _write_sides(values, out[:, column:column + 2 * values.shape[1]])
-        column += 2 * values.shape[1]
+    _write_features(boards, FEATURE_SETS[name], out[:, TESAURO_RACE_WIDTH:])
     return out
 
 
 def contact_v1(boards: np.ndarray) -> np.ndarray:
-    return _contact(boards, 232, contact_features)
+    return _encoded("contact-v1", boards, 232)
 
 
 def contact_v2(boards: np.ndarray) -> np.ndarray:
-    return _contact(boards, 240, contact_features, contact_extra_features)
+    return _encoded("contact-v2", boards, 240)
 
 
 def contact_v3(boards: np.ndarray) -> np.ndarray:
-    return _contact(boards, 250, contact_features, contact_extra_features, contact_v3_features)
+    return _encoded("contact-v3", boards, 250)
 
 
 def race_v1(boards: np.ndarray) -> np.ndarray:
-    out = _tesauro_race(boards, 210)
-    _write_sides(race_features(_both_sides(boards)), out[:, 204:])
-    return out
+    return _encoded("race-v1", boards, 210)
 
 
 ENCODINGS = {
     "tesauro198": (tesauro198, 198),
-    "tesauro198+race": (tesauro198_race, 204),
+    "tesauro198+race": (tesauro198_race, TESAURO_RACE_WIDTH),
     "contact-v1": (contact_v1, 232),
     "contact-v2": (contact_v2, 240),
     "contact-v3": (contact_v3, 250),

@@ -427,7 +427,11 @@ def contact_v3_features(boards) -> np.ndarray:
     return np.column_stack([active_containment(s), free_pips(s), back_game(s), backbone(s)]).astype(np.float32)
 
 
+RACE_NAMES = ("crossovers", "low_point_checkers", "home_gaps")
+
+
 def race_features(boards) -> np.ndarray:
-    """(N, 3) race features of the mover's side: crossovers, then the two home-distribution cues."""
+    """(N, 3) race features of the mover's side, in the order of RACE_NAMES: crossovers, then the two
+    home-distribution cues."""
     s = _sides(boards)
     return np.column_stack([crossovers(s), home_distribution(s)]).astype(np.float32)

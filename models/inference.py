@@ -31,6 +31,7 @@ import numpy as np
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_write
 from gammon.engine.rules.board import (
+    BOARD_SIZE,
     CLASS_NAMES,
     CONTACT,
     CRASHED,
@@ -52,7 +53,13 @@ from gammon.engine.search.bearoff import (
     race_probabilities,
 )
 from gammon.engine.search.evaluator import afterstate_equity
-from gammon.models.encoding import _point_units, encoder
+from gammon.models.encoding import FEATURE_SETS, TESAURO_RACE_WIDTH, _point_units, encoder, extends, features_after
+from gammon.models.features import escape_table
+
+try:  # the first layer summed straight from the boards (models/_native.c); an install without a C compiler lacks it
+    from gammon.models._native import first_layer as native_first_layer
+except ImportError:
+    native_first_layer = None
 
 NUMPY_FORMAT = "gammon-weights-numpy"
 NUMPY_VERSION = 1
@@ -81,15 +88,22 @@ SPARSE_FIRST_LAYER = 256
 def forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
     """The layers applied in turn, ReLU between them (in place: no array beyond one a layer). Inputs that are zero
     in every row add nothing, so a wide first layer leaves them out (the same sums, without the zero terms)."""
-    for k, layer in enumerate(layers):
-        if k == 0 and layer.weight.shape[1] >= SPARSE_FIRST_LAYER:
-            used = np.flatnonzero(x.any(axis=0))
-            x = x[:, used] @ layer.weight[used]
-        else:
-            x = x @ layer.weight
+    first = layers[0]
+    if first.weight.shape[1] >= SPARSE_FIRST_LAYER:
+        used = np.flatnonzero(x.any(axis=0))
+        x = x[:, used] @ first.weight[used]
+    else:
+        x = x @ first.weight
+    x += first.bias
+    return deeper(layers, x)
+
+
+def deeper(layers: list[Layer], x: np.ndarray) -> np.ndarray:
+    """The layers after the first, applied to the first layer's sums ``x`` (ReLU before each, in place)."""
+    for layer in layers[1:]:
+        np.maximum(x, 0.0, out=x)
+        x = x @ layer.weight
         x += layer.bias
-        if k < len(layers) - 1:
-            np.maximum(x, 0.0, out=x)
     return x
 
 
@@ -112,10 +126,42 @@ class DenseNet:
         self.layers = layers
         self.hidden = tuple(len(layer.bias) for layer in layers[:-1])
         self._encode, _ = encoder(encoding)
+        # The compiled first layer reads the boards for the columns it computes (compiled_columns); the
+        # features after them still go through numpy.
+        compiled = compiled_columns(encoding) if native_first_layer is not None else 0
+        self._native = compiled > 0
+        if self._native:
+            first = layers[0]
+            self._compiled_layer = Layer(np.ascontiguousarray(first.weight[:compiled], dtype=np.float32),
+                                         np.ascontiguousarray(first.bias, dtype=np.float32))
+            self._features_weight = first.weight[compiled:]
 
     def results(self, boards: np.ndarray) -> np.ndarray:
         """(N, 6) exclusive-result probabilities for the player on roll."""
+        boards = np.asarray(boards)
+        if self._native and boards.shape[1:] == (BOARD_SIZE,):
+            return softmax(deeper(self.layers, self._native_first_layer(boards)))
         return softmax(forward(self.layers, self._encode(boards)))
+
+    def _native_first_layer(self, boards: np.ndarray) -> np.ndarray:
+        """The first layer's sums (before ReLU): the compiled kernel's over its columns, numpy's over the rest."""
+        x = np.empty((len(boards), len(self._compiled_layer.bias)), dtype=np.float32)
+        native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), *self._compiled_layer, escape_table(), x)
+        if len(self._features_weight):
+            x += features_after(self.encoding, boards, len(self._compiled_layer.weight)) @ self._features_weight
+        return x
+
+
+def compiled_columns(encoding: str) -> int:
+    """How many of ``encoding``'s first columns models/_native.c computes: contact-v2's 240 (and so contact-v3's first
+    240), contact-v1's 232, tesauro198+race's 204 (and so race-v1's first 204), tesauro198's 198; 0 for another."""
+    if extends(encoding, "contact-v2"):
+        return 240
+    if extends(encoding, "contact-v1"):
+        return 232
+    if encoding in FEATURE_SETS:
+        return TESAURO_RACE_WIDTH
+    return 198 if encoding == "tesauro198" else 0
 
 
 def one_sided_inputs(counts: np.ndarray) -> np.ndarray:

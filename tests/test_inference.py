@@ -3,6 +3,7 @@
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -10,17 +11,20 @@ import pytest
 from positions import all_families  # tests/ is on sys.path under pytest
 
 from gammon.engine.errors import GammonError
-from gammon.engine.rules.board import CLASS_NAMES, position_class, starting_board
+from gammon.engine.rules.board import CLASS_NAMES, flip, position_class, starting_board
 from gammon.engine.rules.movegen import generate
 from gammon.models.encoding import encoder
+from gammon.models.features import escape_table
 from gammon.models.inference import (
     SPARSE_FIRST_LAYER,
+    DenseNet,
     Layer,
     companion,
     companion_path,
     file_digest,
     forward,
     load_numpy,
+    native_first_layer,
 )
 from gammon.models.network import build_model, load_weights, numpy_evaluator, numpy_model, torch_model
 from gammon.models.players import load_analyst, load_player
@@ -40,10 +44,14 @@ def test_the_numpy_twin_answers_as_torch_does(boards):
     np.testing.assert_allclose(twin.probabilities(boards), torch_net.probabilities(boards), atol=1e-6)
 
 
-def test_a_wide_first_layer_reads_only_the_used_inputs_and_answers_the_same(boards):
+def _random_layers(shapes, scale=1.0):
     rng = np.random.default_rng(0)
-    shapes = ((232, SPARSE_FIRST_LAYER), (SPARSE_FIRST_LAYER, 6))
-    layers = [Layer(rng.normal(size=s).astype(np.float32), rng.normal(size=s[1]).astype(np.float32)) for s in shapes]
+    return [Layer(*(rng.normal(scale=scale, size=size).astype(np.float32) for size in (shape, shape[1])))
+            for shape in shapes]
+
+
+def test_a_wide_first_layer_reads_only_the_used_inputs_and_answers_the_same(boards):
+    layers = _random_layers([(232, SPARSE_FIRST_LAYER), (SPARSE_FIRST_LAYER, 6)])
 
     def dense(x):
         return np.maximum(x @ layers[0].weight + layers[0].bias, 0) @ layers[1].weight + layers[1].bias
@@ -55,6 +63,82 @@ def test_a_wide_first_layer_reads_only_the_used_inputs_and_answers_the_same(boar
         np.testing.assert_allclose(forward(layers, x), dense(x), rtol=1e-5, atol=1e-4)
     assert 0 < hint.any(axis=0).sum() < hint.shape[1] // 2  # most inputs unused by every play: left out
     assert forward(layers, hint[:0]).shape == (0, 6)
+
+
+compiled = pytest.mark.skipif(native_first_layer is None, reason="models/_native.c was not built (no C compiler)")
+
+
+def _edge_boards():
+    """Boards a search rarely makes: checkers on both bars, fifteen on one point, some borne off, a race."""
+    crowded = np.zeros(26, dtype=np.int8)
+    crowded[[0, 25]] = [2, 1]
+    crowded[6], crowded[1], crowded[19] = 12, 2, -13
+    bear_off = np.zeros(26, dtype=np.int8)
+    bear_off[1], bear_off[24] = 15, -4
+    return np.stack([starting_board(), crowded, bear_off])
+
+
+def test_the_first_layer_is_compiled_where_a_c_compiler_is():
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip("no C compiler here: the install takes the numpy path")
+    assert native_first_layer is not None  # pip install built models/_native.c
+
+
+def _compiled_layer(boards, layer):
+    out = np.empty((len(boards), len(layer.bias)), dtype=np.float32)
+    native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), layer.weight, layer.bias, escape_table(), out)
+    return out
+
+
+@compiled
+@pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2"])
+def test_the_compiled_first_layer_reads_the_encoding_exactly(boards, encoding):
+    """With the identity for weights, the layer's sums are the inputs themselves: each to the last bit."""
+    encode, inputs = encoder(encoding)
+    mixed = np.concatenate([boards, _edge_boards(), flip(boards[:500])])
+    identity = Layer(np.eye(inputs, dtype=np.float32), np.zeros(inputs, dtype=np.float32))
+    np.testing.assert_array_equal(_compiled_layer(mixed, identity), encode(mixed))
+
+
+@compiled
+@pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2"])
+@pytest.mark.parametrize("width", [64, 512, 70, 5])  # whole blocks of 64 columns, a block and a rest, a rest alone
+def test_the_compiled_first_layer_sums_the_encoded_inputs(boards, encoding, width):
+    encode, inputs = encoder(encoding)
+    (layer,) = _random_layers([(inputs, width)])
+    mixed = np.concatenate([boards, _edge_boards()])
+    np.testing.assert_allclose(_compiled_layer(mixed, layer), encode(mixed) @ layer.weight + layer.bias,
+                               rtol=1e-5, atol=1e-4)
+
+
+@compiled
+def test_the_compiled_first_layer_refuses_arrays_of_other_shapes(boards):
+    (layer,) = _random_layers([(204, 64)])
+    good = np.ascontiguousarray(boards[:10], dtype=np.int8)
+    out = np.empty((10, 64), dtype=np.float32)
+    table = escape_table()
+    for args in ((good[:, :25].copy(), layer.weight, layer.bias, table, out),
+                 (good, layer.weight[:200].copy(), layer.bias, table, out),
+                 (good, layer.weight, layer.bias, table[:100].copy(), out),
+                 (good, layer.weight, layer.bias, table, out[:9])):
+        with pytest.raises(ValueError, match="first_layer"):
+            native_first_layer(*args)
+
+
+@compiled
+@pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2", "contact-v3",
+                                      "race-v1"])
+def test_a_net_on_the_compiled_first_layer_answers_as_on_the_encoded_inputs(boards, encoding):
+    _, inputs = encoder(encoding)
+    # weights of a trained net's size: float32 sums in another order differ by its rounding, not more
+    net = DenseNet(encoding, _random_layers([(inputs, 64), (64, 32), (32, 6)], scale=0.2))
+    assert net._native  # contact-v3: the kernel's 240 columns, then numpy's features
+    mixed = np.concatenate([boards, _edge_boards()])
+    compiled_results = net.results(mixed)
+    net._native = False  # the numpy path: encode, then the products
+    np.testing.assert_allclose(compiled_results, net.results(mixed), atol=1e-6)
+    assert net.results(mixed[:0]).shape == (0, 6)
 
 
 def test_repeated_boards_are_answered_alike(boards):

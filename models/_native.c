@@ -1,0 +1,382 @@
+/* The first layer of a net whose inputs open with tesauro198+race, summed straight from the boards.
+ *
+ * models/encoding.py defines the inputs; models/inference.py calls this where the extension was built and
+ * keeps the numpy path (encode, then a matrix product) where it was not. Tesauro's units are mostly zero:
+ * a board of a search sets about 40 of the 204, so adding the weight rows of those alone is a fifth of the
+ * dense product's work, and the encoded rows are never written out at all.
+ *
+ * Boards are the engine's layout (engine/rules/board.py): 26 int8 cells seen from the side on roll, [0] the
+ * opponent's bar, [1..24] the points (> 0 the mover's, < 0 the opponent's, whose own point q is the mover's
+ * 25 - q), [25] the mover's bar. The columns, as models/encoding.py writes them:
+ *   0..95     the mover's points 1..24, four units each: n >= 1, n >= 2, n >= 3, (n - 3) / 2 for n > 3
+ *   96..191   the opponent's points 1..24 in its own numbering, the same four units
+ *   192, 193  checkers on the bar / 2, the mover's then the opponent's
+ *   194, 195  checkers borne off / 15 (of 15), the same order
+ *   196, 197  on roll: 1 and 0
+ *   198..203  (tesauro198+race and beyond) pips / 100 of each side, their difference / 20, contact, and
+ *             each side's rearmost point / 24 (bar 25, none left 0)
+ *   204..231  (contact-v1 and beyond) the 14 contact features of models/features.py (contact_features), the
+ *             mover's then the opponent's: written here from the numpy definitions, whose docstrings say what
+ *             each measures; tests/test_inference.py holds the two to the last bit.
+ *   232..239  (contact-v2 and beyond) its 4 further ones (contact_extra_features), the same way.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define CELLS 26
+#define TESAURO 198
+#define TESAURO_RACE 204
+#define SIDE_FEATURES 14
+#define EXTRA_FEATURES 4
+#define CONTACT_V1 (TESAURO_RACE + 2 * SIDE_FEATURES)
+#define CONTACT_V2 (CONTACT_V1 + 2 * EXTRA_FEATURES)
+#define ESCAPE_MASKS 4096
+#define CHECKERS 15
+
+/* Several vector widths compiled, the best one the processor has chosen when the module loads. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
+/* The inputs a board sets, as (column, value) pairs: Tesauro's four units of a point holding n > 0 checkers
+ * start at ``column``. */
+typedef struct {
+    int count;
+    int column[CONTACT_V2];
+    float value[CONTACT_V2];
+} Active;
+
+static inline void set(Active *a, int column, float value)
+{
+    a->column[a->count] = column;
+    a->value[a->count++] = value;
+}
+
+static inline void set_point(Active *a, int column, int n)
+{
+    set(a, column, 1.0f);
+    if (n >= 2)
+        set(a, column + 1, 1.0f);
+    if (n >= 3)
+        set(a, column + 2, 1.0f);
+    if (n > 3)
+        set(a, column + 3, (float)((n - 3) / 2.0));
+}
+
+/* One side's checkers by the mover's point number (models/features.py's Sides): mine[1..24] the mover's
+ * points, mine[25] its bar; theirs[1..24] the opponent's checkers there, theirs[0] its bar. */
+typedef struct {
+    int mine[CELLS];
+    int theirs[CELLS];
+} Side;
+
+static void side_of(const signed char *b, Side *s)
+{
+    s->mine[0] = 0;
+    s->theirs[0] = b[0];
+    for (int p = 1; p < CELLS; p++) {
+        s->mine[p] = b[p] > 0 ? b[p] : 0;
+        s->theirs[p] = b[p] < 0 ? -b[p] : 0;
+    }
+}
+
+/* The same position from the other side (engine.rules.variants' flip of backgammon's board). */
+static void flipped_side_of(const signed char *b, Side *s)
+{
+    signed char f[CELLS];
+    f[0] = b[25];
+    f[25] = b[0];
+    for (int p = 1; p <= 24; p++)
+        f[p] = (signed char)-b[25 - p];
+    side_of(f, s);
+}
+
+static int longest_run(unsigned held)
+{
+    int longest = 0;
+    for (int run = 0; held; held &= held << 1)           /* each pass shortens every run by one */
+        longest = ++run;
+    return longest;
+}
+
+/* Escapes (out of 36) of a mover checker on point p: models/features.py's escape table at the mask of the
+ * opposing points held 1..12 pips ahead (bit k - 1: k pips ahead); ``blocked`` has bit q for point q. */
+static double escapes_from(int p, unsigned blocked, const double *escape_table)
+{
+    unsigned ahead = 0;
+    for (int k = 1; k <= 12 && p - k >= 1; k++)
+        ahead |= ((blocked >> (p - k)) & 1u) << (k - 1);
+    return escape_table[ahead];
+}
+
+/* models/features.py's contact_features of the mover's side, in the order of its CONTACT_NAMES, then (with
+ * ``extra``) its contact_extra_features in the order of CONTACT_EXTRA_NAMES. */
+static void side_features(const Side *s, const double *escape_table, int extra, double *f)
+{
+    const int *mine = s->mine, *theirs = s->theirs;
+    unsigned blot = 0, open = 0, present = 0, blocked = 0, held = 0;
+    for (int p = 0; p <= 24; p++) {
+        blot |= (unsigned)(mine[p] == 1) << p;
+        open |= (unsigned)(mine[p] < 2) << p;
+        present |= (unsigned)(theirs[p] > 0) << p;
+        if (p >= 1) {
+            blocked |= (unsigned)(theirs[p] >= 2) << p;
+            held |= (unsigned)(mine[p] >= 2) << (p - 1);   /* bit p - 1: point p */
+        }
+    }
+    /* hit_chance: the opponent's hitters (only its bar while it has checkers there) against the blots */
+    unsigned hitter = theirs[0] > 0 ? 1u : present;
+    int shots = 0, lost = 0, twice = 0;                  /* lost: pip_loss's pips; twice: double_hit_chance's */
+    for (int d1 = 1; d1 <= 6; d1++)
+        for (int d2 = d1 + 1; d2 <= 6; d2++) {
+            unsigned one = hitter << d1, other = hitter << d2;
+            unsigned landed = ((one & open) << d2) | ((other & open) << d1);
+            unsigned hits = (one | other | landed) & blot;
+            if (!hits)
+                continue;
+            shots += 2;
+            lost += 2 * (25 - __builtin_ctz(hits));      /* the lowest blot hit: the most pips lost */
+            unsigned by_one = one & blot, by_other = other & blot;
+            int apart = by_one && by_other && __builtin_popcount(by_one | by_other) >= 2;
+            int chained = (((by_one << d2) | (by_other << d1)) & blot) != 0;
+            twice += 2 * (apart || chained);
+        }
+    for (int d = 1; d <= 6; d++) {
+        unsigned step[4] = {hitter << d};
+        for (int k = 1; k < 4; k++)
+            step[k] = (step[k - 1] & open) << d;
+        unsigned hits = (step[0] | step[1] | step[2] | step[3]) & blot;
+        if (!hits)
+            continue;
+        shots += 1;
+        lost += 25 - __builtin_ctz(hits);
+        unsigned through = 0, seen = 0;                  /* landings reached through a hit blot; blots met */
+        int chained = 0, first[3];
+        for (int k = 0; k < 3; k++) {
+            through = ((through & open) | (step[k] & blot)) << d;
+            chained |= (through & blot) != 0;
+            first[k] = __builtin_popcount(step[k] & blot & ~seen);
+            seen |= step[k] & blot;
+        }
+        twice += chained || first[0] >= 2 || first[1] >= 2 || (first[0] >= 1 && first[1] + first[2] >= 1);
+    }
+    f[0] = shots / 36.0;
+    int rear = 0, opponent_rear = 25;
+    for (int p = 25; p >= 1 && !rear; p--)
+        if (mine[p] > 0)
+            rear = p;
+    for (int p = 24; p >= 0; p--)
+        if (theirs[p] > 0)
+            opponent_rear = p;
+    f[1] = rear > 0 ? escapes_from(rear, blocked, escape_table) / 36.0 : 1.0;        /* rear_escape */
+    double fewest = 36.0;
+    for (int p = 15; p <= 24; p++) {
+        double e = escapes_from(p, blocked, escape_table);
+        fewest = e < fewest ? e : fewest;
+    }
+    f[2] = 1.0 - fewest / 36.0;                                                       /* containment */
+    unsigned in_front = opponent_rear >= 24 ? 0u : ~0u << opponent_rear;             /* points above it */
+    f[3] = longest_run(held) / 6.0;
+    f[4] = longest_run(held & in_front) / 6.0;
+    int anchors = 0, forward = 0;
+    for (int p = 24; p >= 19; p--)
+        if (mine[p] >= 2) {
+            anchors++;
+            forward = 25 - p;
+        }
+    f[5] = anchors / 3.0;
+    f[6] = forward / 6.0;
+    int mobility = 0, timing = 0, to_break = 0, closed = 0, home = 0, back = 0;
+    for (int p = 1; p <= 25; p++) {
+        if (!mine[p])
+            continue;
+        int reach = 0;
+        for (int d = 1; d <= 6; d++)
+            reach += p - d >= 1 && p - d <= 24 && theirs[p - d] < 2;
+        mobility += mine[p] * reach;
+        timing += p >= 7 ? mine[p] * (p - 6) : 0;
+        to_break += p - opponent_rear + 1 > 0 ? mine[p] * (p - opponent_rear + 1) : 0;
+        home += p <= 6 && mine[p] >= 2;
+        back += p >= 19 ? mine[p] : 0;
+    }
+    for (int p = 19; p <= 24; p++)
+        closed += theirs[p] >= 2;
+    f[7] = mobility / 90.0;
+    f[8] = timing / 100.0;
+    f[9] = to_break / 100.0;
+    f[10] = closed / 6.0;
+    f[11] = f[10] * f[10];
+    f[12] = home / 6.0;
+    f[13] = back / 15.0;
+    if (!extra)
+        return;
+    f[14] = lost / (36.0 * 25);                                                       /* pip_loss */
+    f[15] = twice / 36.0;                                                             /* double_hit_chance */
+    int outfield = 0, count = 0, sum = 0;                /* the escape table counts whole rolls */
+    for (int p = 7; p <= 25; p++)
+        outfield += mine[p] ? mine[p] * (int)escapes_from(p, blocked, escape_table) * (p - 6) : 0;
+    f[16] = outfield / 3600.0;                                                        /* outfield_escapes */
+    for (int p = 1; p <= 25; p++) {
+        count += mine[p];
+        sum += mine[p] * p;
+    }
+    double mean = (double)sum / (count > 1 ? count : 1), spread = 0.0;
+    int trailing = 0;
+    for (int p = 1; p <= 25; p++)
+        if (p > mean && mine[p]) {
+            trailing += mine[p];
+            spread += mine[p] * ((p - mean) * (p - mean));   /* numpy's rounding order */
+        }
+    f[17] = spread / (trailing > 1 ? trailing : 1) / 400.0;                           /* back_moment */
+}
+
+static void active_inputs(const signed char *b, Py_ssize_t inputs, const double *escape_table, Active *a)
+{
+    a->count = 0;
+    int mine = b[25], theirs = b[0];                     /* checkers left on the board, bars first */
+    int my_pips = 25 * b[25], their_pips = 25 * b[0];
+    int my_back = b[25] > 0 ? 25 : 0, their_back = b[0] > 0 ? 25 : 0;
+    for (int p = 1; p <= 24; p++) {
+        int n = b[p];
+        if (n > 0) {
+            set_point(a, 4 * (p - 1), n);
+            mine += n;
+            my_pips += n * p;
+            if (p > my_back)
+                my_back = p;
+        } else if (n < 0) {
+            int q = 25 - p;                              /* the opponent's own numbering */
+            set_point(a, 96 + 4 * (q - 1), -n);
+            theirs -= n;
+            their_pips -= n * q;
+            if (q > their_back)
+                their_back = q;
+        }
+    }
+    if (b[25])
+        set(a, 192, (float)(b[25] / 2.0));
+    if (b[0])
+        set(a, 193, (float)(b[0] / 2.0));
+    if (mine != CHECKERS)
+        set(a, 194, (float)((CHECKERS - mine) / 15.0));
+    if (theirs != CHECKERS)
+        set(a, 195, (float)((CHECKERS - theirs) / 15.0));
+    set(a, 196, 1.0f);
+    if (inputs == TESAURO)
+        return;
+    set(a, 198, (float)my_pips / 100.0f);
+    set(a, 199, (float)their_pips / 100.0f);
+    if (my_pips != their_pips)
+        set(a, 200, ((float)their_pips - (float)my_pips) / 20.0f);
+    if (my_back + their_back > 25)                       /* the sides can still meet: contact */
+        set(a, 201, 1.0f);
+    if (my_back)
+        set(a, 202, (float)(my_back / 24.0));
+    if (their_back)
+        set(a, 203, (float)(their_back / 24.0));
+    if (inputs == TESAURO_RACE)
+        return;
+    Side side;
+    double f[SIDE_FEATURES + EXTRA_FEATURES];
+    int extra = inputs == CONTACT_V2;
+    for (int k = 0; k < 2; k++) {                        /* the mover's features, then the opponent's */
+        (k ? flipped_side_of : side_of)(b, &side);
+        side_features(&side, escape_table, extra, f);
+        for (int i = 0; i < SIDE_FEATURES; i++)
+            if ((float)f[i] != 0.0f)
+                set(a, TESAURO_RACE + k * SIDE_FEATURES + i, (float)f[i]);
+        for (int i = 0; extra && i < EXTRA_FEATURES; i++)
+            if ((float)f[SIDE_FEATURES + i] != 0.0f)
+                set(a, CONTACT_V1 + k * EXTRA_FEATURES + i, (float)f[SIDE_FEATURES + i]);
+    }
+}
+
+/* Sixteen columns summed as one vector (GNU C's vector extension: the compiler splits it into what the
+ * processor has), four of them at once: their running sums stay in registers over a board's inputs. */
+typedef float Vector __attribute__((vector_size(64), aligned(4)));
+#define LANES 16
+#define BLOCK (4 * LANES)
+
+VECTOR_CLONES
+static void tesauro_layer(const signed char *boards, Py_ssize_t rows, const float *weight, Py_ssize_t inputs,
+                          const float *bias, Py_ssize_t width, const double *escape_table, float *out)
+{
+    Active a;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        active_inputs(boards + r * CELLS, inputs, escape_table, &a);
+        float *o = out + r * width;
+        Py_ssize_t j0 = 0;
+        for (; j0 + BLOCK <= width; j0 += BLOCK) {
+            const Vector *b = (const Vector *)(bias + j0);
+            Vector s0 = b[0], s1 = b[1], s2 = b[2], s3 = b[3];
+            for (int t = 0; t < a.count; t++) {
+                const Vector *w = (const Vector *)(weight + (Py_ssize_t)a.column[t] * width + j0);
+                float v = a.value[t];
+                s0 += v * w[0];
+                s1 += v * w[1];
+                s2 += v * w[2];
+                s3 += v * w[3];
+            }
+            Vector *y = (Vector *)(o + j0);
+            y[0] = s0;
+            y[1] = s1;
+            y[2] = s2;
+            y[3] = s3;
+        }
+        for (Py_ssize_t j = j0; j < width; j++) {        /* the columns past the last whole block */
+            float sum = bias[j];
+            for (int t = 0; t < a.count; t++)
+                sum += a.value[t] * weight[(Py_ssize_t)a.column[t] * width + j];
+            o[j] = sum;
+        }
+    }
+}
+
+static PyObject *first_layer(PyObject *self, PyObject *args)
+{
+    Py_buffer boards, weight, bias, escape_table, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*", &boards, &weight, &bias, &escape_table, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t width = bias.len / (Py_ssize_t)sizeof(float);
+    Py_ssize_t rows = boards.len / CELLS;
+    Py_ssize_t inputs = width ? weight.len / (Py_ssize_t)sizeof(float) / width : 0;
+    if (boards.len % CELLS || width == 0 || (inputs != TESAURO && inputs != TESAURO_RACE && inputs != CONTACT_V1
+                                             && inputs != CONTACT_V2)
+        || weight.len != inputs * width * (Py_ssize_t)sizeof(float)
+        || escape_table.len != ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
+        || out.len != rows * width * (Py_ssize_t)sizeof(float)) {
+        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, weight (198, 204, 232 or 240, H), bias (H,) "
+                                          "and out (N, H) float32, escape_table (4096,) float64, all C-contiguous");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    tesauro_layer(boards.buf, rows, weight.buf, inputs, bias.buf, width, escape_table.buf, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&boards);
+    PyBuffer_Release(&weight);
+    PyBuffer_Release(&bias);
+    PyBuffer_Release(&escape_table);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"first_layer", first_layer, METH_VARARGS,
+     "first_layer(boards, weight, bias, escape_table, out): out = bias + encoded(boards) @ weight, in place; "
+     "the encoding is tesauro198, tesauro198+race, contact-v1 or contact-v2 by the weight's rows."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "Compiled kernels of models/inference.py.",
+                                    -1, methods};
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    return PyModule_Create(&module);
+}
