@@ -103,13 +103,11 @@ static int longest_run(unsigned held)
 }
 
 /* Escapes (out of 36) of a mover checker on point p: models/features.py's escape table at the mask of the
- * opposing points held 1..12 pips ahead (bit k - 1: k pips ahead); ``blocked`` has bit q for point q. */
-static double escapes_from(int p, unsigned blocked, const double *escape_table)
+ * opposing points held 1..12 pips ahead (bit k - 1: k pips ahead). ``reversed_blocks`` has bit 25 - q for a
+ * held point q, so that the point k pips ahead of p is bit k - 1 of it shifted down by 26 - p. */
+static double escapes_from(int p, unsigned reversed_blocks, const double *escape_table)
 {
-    unsigned ahead = 0;
-    for (int k = 1; k <= 12 && p - k >= 1; k++)
-        ahead |= ((blocked >> (p - k)) & 1u) << (k - 1);
-    return escape_table[ahead];
+    return escape_table[(reversed_blocks >> (26 - p)) & 0xFFFu];
 }
 
 /* models/features.py's contact_features of the mover's side, in the order of its CONTACT_NAMES, then (with
@@ -117,13 +115,13 @@ static double escapes_from(int p, unsigned blocked, const double *escape_table)
 static void side_features(const Side *s, const double *escape_table, int extra, double *f)
 {
     const int *mine = s->mine, *theirs = s->theirs;
-    unsigned blot = 0, open = 0, present = 0, blocked = 0, held = 0;
+    unsigned blot = 0, open = 0, present = 0, blocked = 0, held = 0;   /* blocked: bit 25 - q, point q */
     for (int p = 0; p <= 24; p++) {
         blot |= (unsigned)(mine[p] == 1) << p;
         open |= (unsigned)(mine[p] < 2) << p;
         present |= (unsigned)(theirs[p] > 0) << p;
         if (p >= 1) {
-            blocked |= (unsigned)(theirs[p] >= 2) << p;
+            blocked |= (unsigned)(theirs[p] >= 2) << (25 - p);
             held |= (unsigned)(mine[p] >= 2) << (p - 1);   /* bit p - 1: point p */
         }
     }
@@ -295,10 +293,27 @@ static void active_inputs(const signed char *b, Py_ssize_t inputs, const double 
 }
 
 /* Sixteen columns summed as one vector (GNU C's vector extension: the compiler splits it into what the
- * processor has), four of them at once: their running sums stay in registers over a board's inputs. */
+ * processor has), several at once: their running sums stay in registers over a board's inputs, and eight
+ * independent sums keep the multiply-adds in flight. */
 typedef float Vector __attribute__((vector_size(64), aligned(4)));
 #define LANES 16
-#define BLOCK (4 * LANES)
+
+/* Columns j0 .. j0 + vectors * LANES - 1 of one board's sums (``vectors`` a constant where it is inlined). */
+static inline __attribute__((always_inline)) void block_sums(const Active *a, const float *weight, Py_ssize_t width,
+                                                             const float *bias, Py_ssize_t j0, int vectors, float *o)
+{
+    Vector sum[8];
+    for (int k = 0; k < vectors; k++)
+        sum[k] = ((const Vector *)(bias + j0))[k];
+    for (int t = 0; t < a->count; t++) {
+        const Vector *w = (const Vector *)(weight + (Py_ssize_t)a->column[t] * width + j0);
+        float v = a->value[t];
+        for (int k = 0; k < vectors; k++)
+            sum[k] += v * w[k];
+    }
+    for (int k = 0; k < vectors; k++)
+        ((Vector *)(o + j0))[k] = sum[k];
+}
 
 VECTOR_CLONES
 static void tesauro_layer(const signed char *boards, Py_ssize_t rows, const float *weight, Py_ssize_t inputs,
@@ -309,24 +324,11 @@ static void tesauro_layer(const signed char *boards, Py_ssize_t rows, const floa
         active_inputs(boards + r * CELLS, inputs, escape_table, &a);
         float *o = out + r * width;
         Py_ssize_t j0 = 0;
-        for (; j0 + BLOCK <= width; j0 += BLOCK) {
-            const Vector *b = (const Vector *)(bias + j0);
-            Vector s0 = b[0], s1 = b[1], s2 = b[2], s3 = b[3];
-            for (int t = 0; t < a.count; t++) {
-                const Vector *w = (const Vector *)(weight + (Py_ssize_t)a.column[t] * width + j0);
-                float v = a.value[t];
-                s0 += v * w[0];
-                s1 += v * w[1];
-                s2 += v * w[2];
-                s3 += v * w[3];
-            }
-            Vector *y = (Vector *)(o + j0);
-            y[0] = s0;
-            y[1] = s1;
-            y[2] = s2;
-            y[3] = s3;
-        }
-        for (Py_ssize_t j = j0; j < width; j++) {        /* the columns past the last whole block */
+        for (; j0 + 8 * LANES <= width; j0 += 8 * LANES)
+            block_sums(&a, weight, width, bias, j0, 8, o);
+        for (; j0 + 4 * LANES <= width; j0 += 4 * LANES)
+            block_sums(&a, weight, width, bias, j0, 4, o);
+        for (Py_ssize_t j = j0; j < width; j++) {        /* the columns past the last whole vectors */
             float sum = bias[j];
             for (int t = 0; t < a.count; t++)
                 sum += a.value[t] * weight[(Py_ssize_t)a.column[t] * width + j];

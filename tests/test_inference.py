@@ -103,7 +103,7 @@ def test_the_compiled_first_layer_reads_the_encoding_exactly(boards, encoding):
 
 @compiled
 @pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2"])
-@pytest.mark.parametrize("width", [64, 512, 70, 5])  # whole blocks of 64 columns, a block and a rest, a rest alone
+@pytest.mark.parametrize("width", [64, 512, 200, 70, 5])  # blocks of 128 and 64 columns, and rests
 def test_the_compiled_first_layer_sums_the_encoded_inputs(boards, encoding, width):
     encode, inputs = encoder(encoding)
     (layer,) = _random_layers([(inputs, width)])
