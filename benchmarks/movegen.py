@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from gammon.engine.rules.board import mover_counts, opponent_counts
-from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.movegen import compiled_plays, generate
 
 DEFAULT_WORKLOAD = Path(__file__).resolve().parents[1] / "tests" / "data" / "movegen_workload.jsonl"
 
@@ -57,9 +57,11 @@ def load_workload(path: Path):
 
 
 class NumpyBackend:
-    """engine.rules.movegen on the CPU: ``count`` plays a slice of the workload, ``afterstates`` all of it, checked."""
+    """engine.rules.movegen on the CPU: ``count`` plays a slice of the workload, ``afterstates`` all of it, checked.
+    Backgammon's plays come from its compiled generator (engine/rules/_movegen.c) where the install built it."""
 
-    name = label = "numpy"
+    name = "numpy"
+    label = "compiled" if compiled_plays is not None else "numpy"
 
     def __init__(self, boards: np.ndarray, dice: np.ndarray):
         self.boards, self.dice = boards, dice

@@ -12,7 +12,7 @@ from positions import all_families  # tests/ is on sys.path under pytest
 
 from gammon.engine.errors import GammonError
 from gammon.engine.rules.board import CLASS_NAMES, flip, position_class, starting_board
-from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.movegen import compiled_plays, generate
 from gammon.models.encoding import encoder
 from gammon.models.features import escape_table
 from gammon.models.inference import (
@@ -78,11 +78,12 @@ def _edge_boards():
     return np.stack([starting_board(), crowded, bear_off])
 
 
-def test_the_first_layer_is_compiled_where_a_c_compiler_is():
+def test_the_kernels_are_compiled_where_a_c_compiler_is():
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
-        pytest.skip("no C compiler here: the install takes the numpy path")
+        pytest.skip("no C compiler here: the install takes the numpy paths")
     assert native_first_layer is not None  # pip install built models/_native.c
+    assert compiled_plays is not None  # and engine/rules/_movegen.c
 
 
 def _compiled_layer(boards, layer):

@@ -8,9 +8,10 @@ import pytest
 
 import gammon.engine.rules.movegen as movegen
 from gammon.benchmarks.movegen import afterstate_hash, load_workload
-from gammon.engine.rules.board import BoardError, starting_board
+from gammon.engine.rules.board import BoardError, flip, starting_board
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.notation import legal_plays
+from gammon.engine.rules.variants import VARIANTS
 
 DATA = Path(__file__).parent / "data"
 
@@ -22,7 +23,17 @@ def workload():
     return boards, dice, hashes, np.array(used)
 
 
-def test_every_workload_item_matches_its_afterstate_hash(workload):
+@pytest.fixture(params=["compiled", "numpy"])
+def generator(request, monkeypatch):
+    """Backgammon's plays by engine/rules/_movegen.c, then by this module's numpy alone."""
+    if request.param == "numpy":
+        monkeypatch.setattr(movegen, "compiled_plays", None)
+    elif movegen.compiled_plays is None:
+        pytest.skip("engine/rules/_movegen.c was not built (no C compiler)")
+    return request.param
+
+
+def test_every_workload_item_matches_its_afterstate_hash(workload, generator):
     boards, dice, hashes, used = workload
     result = generate(boards, dice)
     assert len(hashes) == 20_000
@@ -45,9 +56,39 @@ def test_batches_of_any_size_agree(workload):
 
 def test_hash_collisions_fall_back_to_exact_comparison(workload, monkeypatch):
     boards, dice, hashes, _ = workload
+    monkeypatch.setattr(movegen, "compiled_plays", None)  # the numpy generator's hash table
     monkeypatch.setattr(movegen, "_WEIGHTS", np.zeros_like(movegen._WEIGHTS))  # every board collides
     result = generate(boards[:500], dice[:500])
     assert all(afterstate_hash(result.of(i)) == hashes[i] for i in range(500))
+
+
+@pytest.mark.skipif(movegen.compiled_plays is None, reason="engine/rules/_movegen.c was not built (no C compiler)")
+@pytest.mark.parametrize("variant", ["standard", "nackgammon", "hypergammon"])
+def test_the_compiled_generator_gives_the_same_afterstates_in_the_same_order(workload, variant, monkeypatch):
+    """Boards, plays, groups and dice used, element for element: searches break ties by this order."""
+    boards, dice, _, _ = workload
+    rolls = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)])
+    start = np.repeat(starting_board(variant)[None], len(rolls), axis=0)
+    if variant == "standard":
+        boards, dice = np.concatenate([boards, start]), np.concatenate([dice, rolls])
+    else:  # the plain variants' own boards: their starts and the positions a few random plays lead to
+        played, rng = [start], np.random.default_rng(3)
+        for _ in range(12):
+            after = generate(played[-1], rolls, variant=variant)
+            pick = after.offsets[:-1] + (rng.random(len(rolls)) * after.counts()).astype(int)
+            played.append(flip(after.boards[pick]))
+        boards, dice = np.concatenate(played), np.tile(rolls[rng.permutation(len(rolls))], (len(played), 1))
+    assert movegen.plain(movegen.variant_named(variant))
+    compiled = generate(boards, dice, variant=variant)
+    monkeypatch.setattr(movegen, "compiled_plays", None)
+    reference = generate(boards, dice, variant=variant)
+    for field in ("boards", "parent", "offsets", "plays", "dice_used", "extra_roll"):
+        assert np.array_equal(getattr(compiled, field), getattr(reference, field)), field
+
+
+def test_only_backgammons_own_rules_of_movement_are_compiled():
+    plain = {name for name in VARIANTS if movegen.plain(movegen.variant_named(name))}
+    assert plain == {"standard", "nackgammon", "hypergammon"}
 
 
 def replayed(board: np.ndarray, steps) -> list[int]:

@@ -55,7 +55,12 @@ import numpy as np
 
 from gammon.engine.rules.board import BOARD_SIZE, BoardError, validate_batch
 from gammon.engine.rules.groups import representatives
-from gammon.engine.rules.variants import Variant, variant_named
+from gammon.engine.rules.variants import MIRRORED, Variant, variant_named
+
+try:  # the plain game's plays in C (engine/rules/_movegen.c); an install without a C compiler plays them here
+    from gammon.engine.rules._movegen import plays as compiled_plays
+except ImportError:
+    compiled_plays = None
 
 ROW = 32  # bytes per partial play: 26 board + 4 step sources + 2 dice
 ROW_UNENTERED = 40  # Acey-Deucey: the 32, each side's checkers still to enter, 6 bytes of padding
@@ -389,10 +394,28 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
         if np.any((dice < 1) | (dice > 6)):
             raise BoardError(f"dice must be 1..6; got {dice[np.any((dice < 1) | (dice > 6), axis=1)][0].tolist()}")
     boards = boards.astype(np.int8, copy=False)
+    if compiled_plays is not None and plain(variant):
+        return _compiled(boards, dice)
     if variant.wild_roll is not None:
         return _with_wild_roll(boards, dice, variant, wild_filter)
     rows, _, parent, dice_used = _legal_plays(boards, dice, variant)
     return _afterstates(_boards_of(rows).copy(), parent, rows[:, STEP_COLS.start : ROW].copy(), dice_used,
+                        np.zeros(len(rows), dtype=bool))
+
+
+def plain(variant: Variant) -> bool:
+    """Whether ``variant`` plays by backgammon's own rules of movement (backgammon, nackgammon, hypergammon): those
+    that engine/rules/_movegen.c plays, with the same afterstates in the same order as this module."""
+    return (variant.geometry is MIRRORED and not variant.lone_checker_holds and not variant.restrictions
+            and not variant.off_board and variant.wild_roll is None)
+
+
+def _compiled(boards: np.ndarray, dice: np.ndarray) -> Afterstates:
+    """:func:`generate` of a plain variant (:func:`plain`) by the compiled generator."""
+    rows, parent, dice_used = compiled_plays(np.ascontiguousarray(boards), np.ascontiguousarray(dice, dtype=np.int8))
+    rows = np.frombuffer(rows, dtype=np.int8).reshape(-1, ROW)
+    return _afterstates(rows[:, :BOARD_SIZE].copy(), np.frombuffer(parent, dtype=np.int64).copy(),
+                        rows[:, STEP_COLS.start : ROW].copy(), np.frombuffer(dice_used, dtype=np.int8).copy(),
                         np.zeros(len(rows), dtype=bool))
 
 
