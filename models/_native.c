@@ -22,6 +22,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <string.h>
 
 #define CELLS 26
@@ -315,6 +316,23 @@ static inline __attribute__((always_inline)) void block_sums(const Active *a, co
         ((Vector *)(o + j0))[k] = sum[k];
 }
 
+/* One board's sums over all ``width`` columns. */
+static inline __attribute__((always_inline)) void board_sums(const Active *a, const float *weight, Py_ssize_t width,
+                                                             const float *bias, float *o)
+{
+    Py_ssize_t j0 = 0;
+    for (; j0 + 8 * LANES <= width; j0 += 8 * LANES)
+        block_sums(a, weight, width, bias, j0, 8, o);
+    for (; j0 + 4 * LANES <= width; j0 += 4 * LANES)
+        block_sums(a, weight, width, bias, j0, 4, o);
+    for (Py_ssize_t j = j0; j < width; j++) {            /* the columns past the last whole vectors */
+        float sum = bias[j];
+        for (int t = 0; t < a->count; t++)
+            sum += a->value[t] * weight[(Py_ssize_t)a->column[t] * width + j];
+        o[j] = sum;
+    }
+}
+
 VECTOR_CLONES
 static void tesauro_layer(const signed char *boards, Py_ssize_t rows, const float *weight, Py_ssize_t inputs,
                           const float *bias, Py_ssize_t width, const double *escape_table, float *out)
@@ -322,18 +340,7 @@ static void tesauro_layer(const signed char *boards, Py_ssize_t rows, const floa
     Active a;
     for (Py_ssize_t r = 0; r < rows; r++) {
         active_inputs(boards + r * CELLS, inputs, escape_table, &a);
-        float *o = out + r * width;
-        Py_ssize_t j0 = 0;
-        for (; j0 + 8 * LANES <= width; j0 += 8 * LANES)
-            block_sums(&a, weight, width, bias, j0, 8, o);
-        for (; j0 + 4 * LANES <= width; j0 += 4 * LANES)
-            block_sums(&a, weight, width, bias, j0, 4, o);
-        for (Py_ssize_t j = j0; j < width; j++) {        /* the columns past the last whole vectors */
-            float sum = bias[j];
-            for (int t = 0; t < a.count; t++)
-                sum += a.value[t] * weight[(Py_ssize_t)a.column[t] * width + j];
-            o[j] = sum;
-        }
+        board_sums(&a, weight, width, bias, out + r * width);
     }
 }
 
@@ -368,10 +375,101 @@ done:
     return result;
 }
 
+/* A pruning net's cubeless equity of each afterstate for the side that just moved (models/inference.py's Screen):
+ * NaN where the game is over (the mover has no checker left) or the position is a race; else the net (tesauro198+race,
+ * one hidden layer, ReLU, six exclusive results) judges the board turned round, the opponent on roll, and the
+ * softmax of its logits is weighed by ``points``, the results' points for the side on roll, its sign turned. */
+VECTOR_CLONES
+static void screen_layer(const signed char *boards, Py_ssize_t rows, const float *w1, const float *b1,
+                         Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
+                         const double *points, double *out)
+{
+    Active a;
+    float h[512];
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const signed char *b = boards + r * CELLS;
+        int mine = 0, my_back = 0, their_back = 0;
+        for (int p = 1; p <= 25; p++)
+            if (b[p] > 0) {
+                mine += b[p];
+                my_back = p;
+            }
+        for (int p = 24; p >= 0; p--)                    /* the opponent's rearmost: its bar, else its highest */
+            if (p == 0 ? b[0] > 0 : b[p] < 0)
+                their_back = p == 0 ? 25 : 25 - p;
+        if (mine == 0 || my_back + their_back <= 25) {   /* over, or a race: the search judges it in full */
+            out[r] = NAN;
+            continue;
+        }
+        signed char turned[CELLS];
+        turned[0] = b[25];
+        turned[25] = b[0];
+        for (int p = 1; p <= 24; p++)
+            turned[p] = (signed char)-b[25 - p];
+        active_inputs(turned, TESAURO_RACE, escape_table, &a);
+        board_sums(&a, w1, hidden, b1, h);
+        double logits[6], top = -INFINITY, total = 0.0, equity = 0.0;
+        float sums[6];
+        for (int k = 0; k < 6; k++)
+            sums[k] = b2[k];
+        for (Py_ssize_t j = 0; j < hidden; j++)          /* only the units ReLU left positive */
+            if (h[j] > 0.0f)
+                for (int k = 0; k < 6; k++)
+                    sums[k] += h[j] * w2[j * 6 + k];
+        for (int k = 0; k < 6; k++) {
+            logits[k] = sums[k];
+            top = logits[k] > top ? logits[k] : top;
+        }
+        for (int k = 0; k < 6; k++) {
+            logits[k] = exp(logits[k] - top);
+            total += logits[k];
+        }
+        for (int k = 0; k < 6; k++)
+            equity += logits[k] / total * points[k];
+        out[r] = -equity;
+    }
+}
+
+static PyObject *screen(PyObject *self, PyObject *args)
+{
+    Py_buffer boards, w1, b1, w2, b2, escape_table, points, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*", &boards, &w1, &b1, &w2, &b2, &escape_table, &points, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rows = boards.len / CELLS, hidden = b1.len / (Py_ssize_t)sizeof(float);
+    if (boards.len % CELLS || hidden == 0 || hidden > 512
+        || w1.len != TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
+        || w2.len != hidden * 6 * (Py_ssize_t)sizeof(float) || b2.len != 6 * (Py_ssize_t)sizeof(float)
+        || escape_table.len != ESCAPE_MASKS * (Py_ssize_t)sizeof(double) || points.len != 6 * (Py_ssize_t)sizeof(double)
+        || out.len != rows * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "screen: boards (N, 26) int8, w1 (204, H), b1 (H,), w2 (H, 6), b2 (6,) "
+                                          "float32 (H <= 512), escape_table (4096,) and points (6,) float64, "
+                                          "out (N,) float64, all C-contiguous");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    screen_layer(boards.buf, rows, w1.buf, b1.buf, hidden, w2.buf, b2.buf, escape_table.buf, points.buf, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&boards);
+    PyBuffer_Release(&w1);
+    PyBuffer_Release(&b1);
+    PyBuffer_Release(&w2);
+    PyBuffer_Release(&b2);
+    PyBuffer_Release(&escape_table);
+    PyBuffer_Release(&points);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"first_layer", first_layer, METH_VARARGS,
      "first_layer(boards, weight, bias, escape_table, out): out = bias + encoded(boards) @ weight, in place; "
      "the encoding is tesauro198, tesauro198+race, contact-v1 or contact-v2 by the weight's rows."},
+    {"screen", screen, METH_VARARGS,
+     "screen(boards, w1, b1, w2, b2, escape_table, points, out): a pruning net's equity of each afterstate for the "
+     "side that moved, NaN where it does not judge; out in place."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -43,7 +43,7 @@ from gammon.engine.rules.board import (
 )
 from gammon.engine.rules.groups import distinct_rows
 from gammon.engine.rules.outcomes import RESULT_POINTS, cumulative_probs, exclusive_results, result_points
-from gammon.engine.rules.variants import STANDARD, Variant, variant_named
+from gammon.engine.rules.variants import MIRRORED, STANDARD, Variant, variant_named
 from gammon.engine.search.bearoff import (
     POINTS,
     Databases,
@@ -58,8 +58,9 @@ from gammon.models.features import escape_table
 
 try:  # the first layer summed straight from the boards (models/_native.c); an install without a C compiler lacks it
     from gammon.models._native import first_layer as native_first_layer
+    from gammon.models._native import screen as native_screen
 except ImportError:
-    native_first_layer = None
+    native_first_layer = native_screen = None
 
 NUMPY_FORMAT = "gammon-weights-numpy"
 NUMPY_VERSION = 1
@@ -340,11 +341,23 @@ class Screen:
     def __init__(self, net: DenseNet, variant: Variant):
         self.net = net
         self.variant = variant
+        # The whole screen compiled (models/_native.c) for the shipped shape: tesauro198+race, one hidden layer.
+        layers = net.layers
+        self._compiled = (native_screen is not None and net.encoding == "tesauro198+race" and len(layers) == 2
+                          and len(layers[0].bias) <= 512 and len(layers[1].bias) == 6
+                          and variant.geometry is MIRRORED)
+        if self._compiled:
+            self._weights = [np.ascontiguousarray(array, dtype=np.float32) for layer in layers for array in layer]
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         """(M,) the mover's cubeless equity of each afterstate by the pruning net; NaN where it does not judge."""
         boards = np.asarray(boards)
         first, inverse = distinct_rows(boards)
+        if self._compiled and boards.shape[1:] == (BOARD_SIZE,):
+            out = np.empty(len(first))
+            native_screen(np.ascontiguousarray(boards[first], dtype=np.int8), *self._weights, escape_table(),
+                          RESULT_POINTS, out)
+            return out[inverse]
         boards = boards[first]
         on_roll = self.variant.geometry.flip(boards)
         judged = (result_points(boards, self.variant.checkers) == 0) & ~is_race(on_roll)  # contact or crashed

@@ -11,7 +11,7 @@ from gammon.engine.rules.dice import ROLLS
 from gammon.engine.rules.movegen import generate
 from gammon.engine.search.analysis import position_probs
 from gammon.engine.search.evaluator import SCREEN_KEEP, afterstate_equity
-from gammon.models.inference import load_screen, pruning_path
+from gammon.models.inference import load_screen, native_screen, pruning_path
 from gammon.models.players import load_analyst
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -63,6 +63,34 @@ def test_a_screen_that_ranks_backwards_is_obeyed(analyst, middle_game):
     full = searched(analyst, middle_game, None)
     # at 1-ply the side on roll plays each roll: judging only its worst plays costs it
     assert (full[:, 0] - worse[:, 0]).mean() > 0.02
+
+
+@pytest.mark.skipif(native_screen is None, reason="models/_native.c was not built (no C compiler)")
+def test_the_compiled_screen_answers_as_the_numpy_one(analyst, middle_game):
+    """NaN for the same afterstates (games over, races), the same equities to float rounding."""
+    screen = analyst.evaluator.screen
+    assert screen._compiled
+    rolls = np.repeat(ROLLS, len(middle_game), axis=0)
+    boards = np.concatenate([generate(np.tile(middle_game, (len(ROLLS), 1)), rolls).boards,
+                             generate(np.tile(_race_and_bear_off(), (len(ROLLS), 1)),
+                                      np.repeat(ROLLS, 2, axis=0)).boards])
+    compiled = screen(boards)
+    screen._compiled = False
+    try:
+        numpy = screen(boards)
+    finally:
+        screen._compiled = True
+    assert np.array_equal(np.isnan(compiled), np.isnan(numpy)) and np.isnan(numpy).any() and not np.isnan(numpy).all()
+    judged = ~np.isnan(numpy)
+    np.testing.assert_allclose(compiled[judged], numpy[judged], atol=1e-6)
+
+
+def _race_and_bear_off():
+    """A race, and a bear-off that one roll can finish."""
+    race, last = np.zeros((2, 26), dtype=np.int8)
+    race[[3, 5, 20, 22]] = [8, 7, -8, -7]
+    last[[1, 20]] = [1, -15]
+    return np.stack([race, last])
 
 
 def test_unjudged_plays_are_always_judged_in_full(analyst, middle_game):
