@@ -25,6 +25,7 @@ from gammon.models.inference import (
     forward,
     load_numpy,
     native_first_layer,
+    native_screen,
 )
 from gammon.models.network import build_model, load_weights, numpy_evaluator, numpy_model, torch_model
 from gammon.models.players import load_analyst, load_player
@@ -125,6 +126,10 @@ def test_the_compiled_first_layer_refuses_arrays_of_other_shapes(boards):
                  (good, layer.weight, layer.bias, table, out[:9])):
         with pytest.raises(ValueError, match="first_layer"):
             native_first_layer(*args)
+    second = _random_layers([(64, 6)])[0]
+    with pytest.raises(ValueError, match="screen"):  # the pruning net's screen: a second layer of 6 results
+        native_screen(good, layer.weight, layer.bias, second.weight[:, :5].copy(), second.bias, table,
+                      np.ones(6), np.empty(10))
 
 
 @compiled
