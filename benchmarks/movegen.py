@@ -58,7 +58,7 @@ def load_workload(path: Path):
 
 class NumpyBackend:
     """engine.rules.movegen on the CPU: ``count`` plays a slice of the workload, ``afterstates`` all of it, checked.
-    Backgammon's plays come from its compiled generator (engine/rules/_movegen.c) where the install built it."""
+    Backgammon's plays come from its compiled generator (engine/rules/_native.c) where the install built it."""
 
     name = "numpy"
     label = "compiled" if compiled_plays is not None else "numpy"

@@ -44,18 +44,29 @@ def test_best_k_in_groups_keeps_each_groups_first_largest_k(batch, keep, rng):
         assert best_k_in_groups(flat, group, keep).tolist() == expected.tolist()
 
 
+def both_ways(rows):
+    """distinct_rows of ``rows`` by the compiled table (engine/rules/_native.c, where built), then by numpy's."""
+    compiled = distinct_rows(rows)
+    kept, groups.compiled_distinct = groups.compiled_distinct, None
+    try:
+        return compiled, distinct_rows(rows)
+    finally:
+        groups.compiled_distinct = kept
+
+
 @given(st.lists(st.lists(st.integers(-3, 3), min_size=5, max_size=5), min_size=0, max_size=40))
 @settings(max_examples=200, deadline=None)
 def test_distinct_rows_names_each_distinct_row_once(lists):
     rows = np.array(lists, dtype=np.int8).reshape(-1, 5)
-    first, inverse = distinct_rows(rows)
-    assert np.array_equal(rows[first][inverse], rows)
-    assert len(first) == len({tuple(r) for r in rows.tolist()})
+    for first, inverse in both_ways(rows):
+        assert np.array_equal(rows[first][inverse], rows)
+        assert len(first) == len({tuple(r) for r in rows.tolist()})
 
 
 def test_distinct_rows_survives_a_hash_that_collides(monkeypatch):
     # every row hashing alike, the check against the representative finds it out and sorting takes over
     monkeypatch.setattr(groups, "_ROW_WEIGHTS", np.zeros(64, dtype=np.uint64))
+    monkeypatch.setattr(groups, "compiled_distinct", None)  # numpy's table
     rows = np.array([[1, 2], [2, 1], [1, 2], [0, 0]], dtype=np.int8)
     first, inverse = distinct_rows(rows)
     assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2]
@@ -63,5 +74,13 @@ def test_distinct_rows_survives_a_hash_that_collides(monkeypatch):
 
 def test_distinct_rows_come_in_the_order_they_first_appear():
     rows = np.array([[3], [1], [3], [2], [1]], dtype=np.int8)
-    first, inverse = distinct_rows(rows)
-    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2, 1]
+    for first, inverse in both_ways(rows):
+        assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2, 1]
+
+
+def test_the_compiled_table_finds_what_numpys_finds_on_a_searchs_boards():
+    rng = np.random.default_rng(4)
+    boards = rng.integers(-2, 3, size=(5000, 26)).astype(np.int8)
+    boards = boards[rng.integers(0, len(boards), 20_000)]  # each board several times, in any order
+    compiled, numpy = both_ways(boards)
+    assert np.array_equal(compiled[0], numpy[0]) and np.array_equal(compiled[1], numpy[1])

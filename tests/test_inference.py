@@ -84,7 +84,7 @@ def test_the_kernels_are_compiled_where_a_c_compiler_is():
     if shutil.which(compiler) is None:
         pytest.skip("no C compiler here: the install takes the numpy paths")
     assert native_first_layer is not None  # pip install built models/_native.c
-    assert compiled_plays is not None  # and engine/rules/_movegen.c
+    assert compiled_plays is not None  # and engine/rules/_native.c
 
 
 def _compiled_layer(boards, layer):

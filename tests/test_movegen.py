@@ -25,11 +25,11 @@ def workload():
 
 @pytest.fixture(params=["compiled", "numpy"])
 def generator(request, monkeypatch):
-    """Backgammon's plays by engine/rules/_movegen.c, then by this module's numpy alone."""
+    """Backgammon's plays by engine/rules/_native.c, then by this module's numpy alone."""
     if request.param == "numpy":
         monkeypatch.setattr(movegen, "compiled_plays", None)
     elif movegen.compiled_plays is None:
-        pytest.skip("engine/rules/_movegen.c was not built (no C compiler)")
+        pytest.skip("engine/rules/_native.c was not built (no C compiler)")
     return request.param
 
 
@@ -62,7 +62,7 @@ def test_hash_collisions_fall_back_to_exact_comparison(workload, monkeypatch):
     assert all(afterstate_hash(result.of(i)) == hashes[i] for i in range(500))
 
 
-@pytest.mark.skipif(movegen.compiled_plays is None, reason="engine/rules/_movegen.c was not built (no C compiler)")
+@pytest.mark.skipif(movegen.compiled_plays is None, reason="engine/rules/_native.c was not built (no C compiler)")
 @pytest.mark.parametrize("variant", ["standard", "nackgammon", "hypergammon"])
 def test_the_compiled_generator_gives_the_same_afterstates_in_the_same_order(workload, variant, monkeypatch):
     """Boards, plays, groups and dice used, element for element: searches break ties by this order."""

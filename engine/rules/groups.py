@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:  # distinct int8 rows in C (engine/rules/_native.c); an install without a C compiler finds them below
+    from gammon.engine.rules._native import distinct as compiled_distinct
+except ImportError:
+    compiled_distinct = None
+
 
 def best_in_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Flat index of the largest value in each group ``values[offsets[i]:offsets[i+1]]`` (first on ties)."""
@@ -103,6 +108,9 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a collision (or a row wider than 64) falls back to sorting.
     """
     r = np.ascontiguousarray(rows)
+    if compiled_distinct is not None and r.dtype == np.int8 and r.ndim == 2 and r.shape[1] > 0:
+        first, inverse = compiled_distinct(r, r.shape[1])
+        return tuple(np.frombuffer(part, dtype=np.int64).astype(np.intp) for part in (first, inverse))
     representative = None
     if r.shape[1] <= len(_ROW_WEIGHTS):
         keys = r.astype(np.int64).view(np.uint64) @ _ROW_WEIGHTS[: r.shape[1]]

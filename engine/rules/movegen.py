@@ -57,8 +57,8 @@ from gammon.engine.rules.board import BOARD_SIZE, BoardError, validate_batch
 from gammon.engine.rules.groups import representatives
 from gammon.engine.rules.variants import MIRRORED, Variant, variant_named
 
-try:  # the plain game's plays in C (engine/rules/_movegen.c); an install without a C compiler plays them here
-    from gammon.engine.rules._movegen import plays as compiled_plays
+try:  # the plain game's plays in C (engine/rules/_native.c); an install without a C compiler plays them here
+    from gammon.engine.rules._native import plays as compiled_plays
 except ImportError:
     compiled_plays = None
 
@@ -405,7 +405,7 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
 
 def plain(variant: Variant) -> bool:
     """Whether ``variant`` plays by backgammon's own rules of movement (backgammon, nackgammon, hypergammon): those
-    that engine/rules/_movegen.c plays, with the same afterstates in the same order as this module."""
+    that engine/rules/_native.c plays, with the same afterstates in the same order as this module."""
     return (variant.geometry is MIRRORED and not variant.lone_checker_holds and not variant.restrictions
             and not variant.off_board and variant.wild_roll is None)
 

@@ -1,14 +1,19 @@
-/* Backgammon's legal plays, one position at a time in C: the same afterstates, in the same order, with the same
- * play records as engine/rules/movegen.py's batched numpy generator, which stays the reference (and the only
- * generator of the variants with restrictions, lone checkers holding, checkers off the board or a wild roll).
+/* The rules' hot loops in C, each the twin of the numpy code that stays the reference (and the path of an install
+ * without a C compiler): backgammon's legal plays (engine/rules/movegen.py) and the distinct rows of a batch
+ * (engine/rules/groups.py's distinct_rows).
+ *
+ * Legal plays, one position at a time: the same afterstates, in the same order, with the same play records as
+ * movegen.py's batched generator (the only generator of the variants with restrictions, lone checkers holding,
+ * checkers off the board or a wild roll).
  *
  * movegen.py plays one step (one die by one checker) on every partial play of a batch at once, level by level;
  * the plays of a level come out grouped by the partial play they grow from, sources in rising order. Here each
  * position's plays are grown depth first, which lists the plays of every level in that same order. Then, as
  * there: compulsory play keeps only the deepest level a position reaches (of two different dice, both; else
  * the larger die alone; else the smaller; else the unchanged board), and of the plays reaching one board the
- * last is kept, where the last of them stood. Doubles play sources that never increase (gnubg's order); two different dice are played
- * larger first, then smaller first only where the other order can miss the play (_not_reached_high_first).
+ * last is kept, where the last of them stood. Doubles play sources that never increase (gnubg's order); two
+ * different dice are played larger first, then smaller first only where the other order can miss the play
+ * (_not_reached_high_first).
  *
  * A row is movegen.py's 32 bytes: the board (26 cells, engine/rules/board.py's layout), the source of each
  * step (0 unused) and the two dice in the order played.
@@ -305,17 +310,76 @@ done:
     return result;
 }
 
+/* distinct_rows of int8 rows: the first of each distinct row in the order they appear, and each row's distinct
+ * row, through a table of first indices by hash (open addressing), rows compared byte for byte. */
+static PyObject *distinct(PyObject *self, PyObject *args)
+{
+    Py_buffer rows;
+    Py_ssize_t width;
+    if (!PyArg_ParseTuple(args, "y*n", &rows, &width))
+        return NULL;
+    PyObject *result = NULL, *first = NULL, *inverse = NULL;
+    Py_ssize_t *slots = NULL;
+    if (width <= 0 || rows.len % width) {
+        PyErr_SetString(PyExc_ValueError, "distinct: rows (N, width) int8, C-contiguous");
+        goto done;
+    }
+    Py_ssize_t n = rows.len / width;
+    size_t size = 16;
+    while (size < 2 * (size_t)n)
+        size *= 2;
+    slots = malloc(size * sizeof(Py_ssize_t));
+    first = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    inverse = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!slots || !first || !inverse) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *firsts = (int64_t *)PyBytes_AS_STRING(first), *which = (int64_t *)PyBytes_AS_STRING(inverse);
+    Py_ssize_t count = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const unsigned char *data = rows.buf;
+    memset(slots, 0xFF, size * sizeof(Py_ssize_t));
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const unsigned char *row = data + k * width;
+        uint64_t h = 0x9E3779B97F4A7C15ull;
+        for (Py_ssize_t i = 0; i < width; i++)
+            h = (h ^ row[i]) * 0x100000001B3ull;
+        size_t slot = (h ^ (h >> 29)) & (size - 1);
+        for (; slots[slot] >= 0; slot = (slot + 1) & (size - 1))
+            if (!memcmp(data + firsts[slots[slot]] * width, row, (size_t)width))
+                break;
+        if (slots[slot] < 0) {                       /* a new row: the next distinct one */
+            slots[slot] = count;
+            firsts[count++] = k;
+        }
+        which[k] = slots[slot];
+    }
+    Py_END_ALLOW_THREADS
+    if (_PyBytes_Resize(&first, count * (Py_ssize_t)sizeof(int64_t)) == 0)
+        result = PyTuple_Pack(2, first, inverse);
+done:
+    Py_XDECREF(first);
+    Py_XDECREF(inverse);
+    free(slots);
+    PyBuffer_Release(&rows);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"plays", plays, METH_VARARGS,
      "plays(boards, dice) -> (rows, parent, dice_used) as bytes: (M, 32) int8 rows of every distinct legal play "
      "grouped by input, (M,) int64 inputs, (N,) int8 dice used."},
+    {"distinct", distinct, METH_VARARGS,
+     "distinct(rows, width) -> (first, inverse) as int64 bytes: the first of each distinct row, each row's one."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_movegen", "Backgammon's legal plays in C.", -1,
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "The rules' hot loops in C: legal plays, distinct rows.", -1,
                                     methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__movegen(void)
+PyMODINIT_FUNC PyInit__native(void)
 {
     return PyModule_Create(&module);
 }
