@@ -35,12 +35,15 @@
 #define ESCAPE_MASKS 4096
 #define CHECKERS 15
 
-/* Several vector widths compiled, the best one the processor has chosen when the module loads. */
+/* The kernels compiled for several levels of the x86-64 instruction set (AVX-512, AVX2 with the bit-counting
+ * instructions, the baseline), the best one the processor has chosen when the module loads; everything they
+ * call is inlined into each. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define VECTOR_CLONES
 #endif
+#define INLINE static inline __attribute__((always_inline))
 
 /* The inputs a board sets, as (column, value) pairs: Tesauro's four units of a point holding n > 0 checkers
  * start at ``column``. */
@@ -50,13 +53,13 @@ typedef struct {
     float value[CONTACT_V2];
 } Active;
 
-static inline void set(Active *a, int column, float value)
+INLINE void set(Active *a, int column, float value)
 {
     a->column[a->count] = column;
     a->value[a->count++] = value;
 }
 
-static inline void set_point(Active *a, int column, int n)
+INLINE void set_point(Active *a, int column, int n)
 {
     set(a, column, 1.0f);
     if (n >= 2)
@@ -74,7 +77,7 @@ typedef struct {
     int theirs[CELLS];
 } Side;
 
-static void side_of(const signed char *b, Side *s)
+INLINE void side_of(const signed char *b, Side *s)
 {
     s->mine[0] = 0;
     s->theirs[0] = b[0];
@@ -85,7 +88,7 @@ static void side_of(const signed char *b, Side *s)
 }
 
 /* The same position from the other side (engine.rules.variants' flip of backgammon's board). */
-static void flipped_side_of(const signed char *b, Side *s)
+INLINE void flipped_side_of(const signed char *b, Side *s)
 {
     signed char f[CELLS];
     f[0] = b[25];
@@ -95,7 +98,7 @@ static void flipped_side_of(const signed char *b, Side *s)
     side_of(f, s);
 }
 
-static int longest_run(unsigned held)
+INLINE int longest_run(unsigned held)
 {
     int longest = 0;
     for (int run = 0; held; held &= held << 1)           /* each pass shortens every run by one */
@@ -106,26 +109,33 @@ static int longest_run(unsigned held)
 /* Escapes (out of 36) of a mover checker on point p: models/features.py's escape table at the mask of the
  * opposing points held 1..12 pips ahead (bit k - 1: k pips ahead). ``reversed_blocks`` has bit 25 - q for a
  * held point q, so that the point k pips ahead of p is bit k - 1 of it shifted down by 26 - p. */
-static double escapes_from(int p, unsigned reversed_blocks, const double *escape_table)
+INLINE double escapes_from(int p, unsigned reversed_blocks, const double *escape_table)
 {
     return escape_table[(reversed_blocks >> (26 - p)) & 0xFFFu];
 }
 
 /* models/features.py's contact_features of the mover's side, in the order of its CONTACT_NAMES, then (with
  * ``extra``) its contact_extra_features in the order of CONTACT_EXTRA_NAMES. */
-static void side_features(const Side *s, const double *escape_table, int extra, double *f)
+INLINE void side_features(const Side *s, const double *escape_table, int extra, double *f)
 {
     const int *mine = s->mine, *theirs = s->theirs;
-    unsigned blot = 0, open = 0, present = 0, blocked = 0, held = 0;   /* blocked: bit 25 - q, point q */
-    for (int p = 0; p <= 24; p++) {
+    /* bit p: point p (0 the opponent's bar, 25 the mover's); blocked: bit 25 - q for an opposing point q;
+     * held: bit p - 1 for a mover point p */
+    unsigned blot = 0, open = 0, present = 0, blocked = 0, held = 0, checkers = 0, their_open = 0;
+    for (int p = 0; p <= 25; p++) {
         blot |= (unsigned)(mine[p] == 1) << p;
         open |= (unsigned)(mine[p] < 2) << p;
         present |= (unsigned)(theirs[p] > 0) << p;
-        if (p >= 1) {
-            blocked |= (unsigned)(theirs[p] >= 2) << (25 - p);
-            held |= (unsigned)(mine[p] >= 2) << (p - 1);   /* bit p - 1: point p */
-        }
+        checkers |= (unsigned)(mine[p] > 0) << p;
     }
+    for (int p = 1; p <= 24; p++) {
+        blocked |= (unsigned)(theirs[p] >= 2) << (25 - p);
+        held |= (unsigned)(mine[p] >= 2) << (p - 1);
+        their_open |= (unsigned)(theirs[p] < 2) << p;
+    }
+    blot &= (1u << 25) - 1;                              /* the blots and open points on 0..24 only */
+    open &= (1u << 25) - 1;
+    present &= (1u << 25) - 1;
     /* hit_chance: the opponent's hitters (only its bar while it has checkers there) against the blots */
     unsigned hitter = theirs[0] > 0 ? 1u : present;
     int shots = 0, lost = 0, twice = 0;                  /* lost: pip_loss's pips; twice: double_hit_chance's */
@@ -163,13 +173,8 @@ static void side_features(const Side *s, const double *escape_table, int extra, 
         twice += chained || first[0] >= 2 || first[1] >= 2 || (first[0] >= 1 && first[1] + first[2] >= 1);
     }
     f[0] = shots / 36.0;
-    int rear = 0, opponent_rear = 25;
-    for (int p = 25; p >= 1 && !rear; p--)
-        if (mine[p] > 0)
-            rear = p;
-    for (int p = 24; p >= 0; p--)
-        if (theirs[p] > 0)
-            opponent_rear = p;
+    int rear = checkers ? 31 - __builtin_clz(checkers) : 0;
+    int opponent_rear = present ? __builtin_ctz(present) : 25;
     f[1] = rear > 0 ? escapes_from(rear, blocked, escape_table) / 36.0 : 1.0;        /* rear_escape */
     double fewest = 36.0;
     for (int p = 15; p <= 24; p++) {
@@ -180,29 +185,19 @@ static void side_features(const Side *s, const double *escape_table, int extra, 
     unsigned in_front = opponent_rear >= 24 ? 0u : ~0u << opponent_rear;             /* points above it */
     f[3] = longest_run(held) / 6.0;
     f[4] = longest_run(held & in_front) / 6.0;
-    int anchors = 0, forward = 0;
-    for (int p = 24; p >= 19; p--)
-        if (mine[p] >= 2) {
-            anchors++;
-            forward = 25 - p;
-        }
+    unsigned anchored = (held >> 18) & 0x3Fu;            /* points 19..24 */
+    int anchors = __builtin_popcount(anchored), forward = anchored ? 6 - __builtin_ctz(anchored) : 0;
     f[5] = anchors / 3.0;
     f[6] = forward / 6.0;
-    int mobility = 0, timing = 0, to_break = 0, closed = 0, home = 0, back = 0;
-    for (int p = 1; p <= 25; p++) {
-        if (!mine[p])
-            continue;
-        int reach = 0;
-        for (int d = 1; d <= 6; d++)
-            reach += p - d >= 1 && p - d <= 24 && theirs[p - d] < 2;
-        mobility += mine[p] * reach;
-        timing += p >= 7 ? mine[p] * (p - 6) : 0;
-        to_break += p - opponent_rear + 1 > 0 ? mine[p] * (p - opponent_rear + 1) : 0;
-        home += p <= 6 && mine[p] >= 2;
-        back += p >= 19 ? mine[p] : 0;
+    int mobility = 0, timing = 0, to_break = 0, back = 0;
+    int home = __builtin_popcount(held & 0x3Fu), closed = __builtin_popcount(blocked & 0x7Eu);
+    for (unsigned left = checkers; left; left &= left - 1) {
+        int p = __builtin_ctz(left), n = mine[p];
+        mobility += n * __builtin_popcount(((their_open << 6) >> p) & 0x3Fu);  /* open points p - 6 .. p - 1 */
+        timing += p >= 7 ? n * (p - 6) : 0;
+        to_break += p - opponent_rear + 1 > 0 ? n * (p - opponent_rear + 1) : 0;
+        back += p >= 19 ? n : 0;
     }
-    for (int p = 19; p <= 24; p++)
-        closed += theirs[p] >= 2;
     f[7] = mobility / 90.0;
     f[8] = timing / 100.0;
     f[9] = to_break / 100.0;
@@ -232,7 +227,7 @@ static void side_features(const Side *s, const double *escape_table, int extra, 
     f[17] = spread / (trailing > 1 ? trailing : 1) / 400.0;                           /* back_moment */
 }
 
-static void active_inputs(const signed char *b, Py_ssize_t inputs, const double *escape_table, Active *a)
+INLINE void active_inputs(const signed char *b, Py_ssize_t inputs, const double *escape_table, Active *a)
 {
     a->count = 0;
     int mine = b[25], theirs = b[0];                     /* checkers left on the board, bars first */
@@ -282,7 +277,10 @@ static void active_inputs(const signed char *b, Py_ssize_t inputs, const double 
     double f[SIDE_FEATURES + EXTRA_FEATURES];
     int extra = inputs == CONTACT_V2;
     for (int k = 0; k < 2; k++) {                        /* the mover's features, then the opponent's */
-        (k ? flipped_side_of : side_of)(b, &side);
+        if (k)
+            flipped_side_of(b, &side);
+        else
+            side_of(b, &side);
         side_features(&side, escape_table, extra, f);
         for (int i = 0; i < SIDE_FEATURES; i++)
             if ((float)f[i] != 0.0f)
@@ -300,8 +298,8 @@ typedef float Vector __attribute__((vector_size(64), aligned(4)));
 #define LANES 16
 
 /* Columns j0 .. j0 + vectors * LANES - 1 of one board's sums (``vectors`` a constant where it is inlined). */
-static inline __attribute__((always_inline)) void block_sums(const Active *a, const float *weight, Py_ssize_t width,
-                                                             const float *bias, Py_ssize_t j0, int vectors, float *o)
+INLINE void block_sums(const Active *a, const float *weight, Py_ssize_t width, const float *bias, Py_ssize_t j0,
+                       int vectors, float *o)
 {
     Vector sum[8];
     for (int k = 0; k < vectors; k++)
@@ -317,8 +315,7 @@ static inline __attribute__((always_inline)) void block_sums(const Active *a, co
 }
 
 /* One board's sums over all ``width`` columns. */
-static inline __attribute__((always_inline)) void board_sums(const Active *a, const float *weight, Py_ssize_t width,
-                                                             const float *bias, float *o)
+INLINE void board_sums(const Active *a, const float *weight, Py_ssize_t width, const float *bias, float *o)
 {
     Py_ssize_t j0 = 0;
     for (; j0 + 8 * LANES <= width; j0 += 8 * LANES)
