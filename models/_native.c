@@ -382,7 +382,10 @@ static void screen_layer(const signed char *boards, Py_ssize_t rows, const float
                          const double *points, double *out)
 {
     Active a;
-    float h[512];
+    float h[512], w2t[6 * 512];                          /* the second layer's weights, a row per result */
+    for (Py_ssize_t j = 0; j < hidden; j++)
+        for (int k = 0; k < 6; k++)
+            w2t[k * hidden + j] = w2[j * 6 + k];
     for (Py_ssize_t r = 0; r < rows; r++) {
         const signed char *b = boards + r * CELLS;
         int mine = 0, my_back = 0, their_back = 0;
@@ -406,15 +409,20 @@ static void screen_layer(const signed char *boards, Py_ssize_t rows, const float
         active_inputs(turned, TESAURO_RACE, escape_table, &a);
         board_sums(&a, w1, hidden, b1, h);
         double logits[6], top = -INFINITY, total = 0.0, equity = 0.0;
-        float sums[6];
-        for (int k = 0; k < 6; k++)
-            sums[k] = b2[k];
-        for (Py_ssize_t j = 0; j < hidden; j++)          /* only the units ReLU left positive */
-            if (h[j] > 0.0f)
-                for (int k = 0; k < 6; k++)
-                    sums[k] += h[j] * w2[j * 6 + k];
-        for (int k = 0; k < 6; k++) {
-            logits[k] = sums[k];
+        for (Py_ssize_t j = 0; j < hidden; j++)
+            h[j] = h[j] > 0.0f ? h[j] : 0.0f;
+        for (int k = 0; k < 6; k++) {                    /* each result: sixteen hidden units to a vector */
+            const float *w = w2t + k * hidden;
+            Vector lanes = {0};
+            Py_ssize_t j = 0;
+            for (; j + LANES <= hidden; j += LANES)
+                lanes += *(const Vector *)(h + j) * *(const Vector *)(w + j);
+            float sum = b2[k];
+            for (int i = 0; i < LANES; i++)
+                sum += lanes[i];
+            for (; j < hidden; j++)
+                sum += h[j] * w[j];
+            logits[k] = sum;
             top = logits[k] > top ? logits[k] : top;
         }
         for (int k = 0; k < 6; k++) {
