@@ -7,6 +7,10 @@ importing torch costs every command. So every player and analyst loaded by name
 (:mod:`models.players`) is a :class:`NumpyEvaluator`; the torch evaluator
 (:class:`models.network.NetEvaluator`) stays with training, where the weights change.
 
+Where the install built ``models/_native.c``, a net's first layer is summed there straight from
+the boards (:func:`compiled_columns` says which inputs), and a pruning net's whole screen runs
+there; the numpy products stay the reference and the fallback.
+
 A model here is one :class:`DenseNet` (a TDNet's twin) or :class:`OneSidedNet` (a
 one-sided race net's twin) per position class, routed as :class:`models.network.ClassNets`
 routes them (:func:`route`). Both twins compute exactly what their torch originals do, up to

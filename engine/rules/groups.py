@@ -105,7 +105,8 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     A search's batches repeat afterstates (one play reached by several rolls, one position
     under different plays of the roll before): each is evaluated once. Rows are hashed and
     grouped by :func:`representatives`, every row then checked against its representative;
-    a collision (or a row wider than 64) falls back to sorting.
+    a collision (or a row wider than 64) falls back to sorting. int8 rows go to the same table in C
+    (``engine/rules/_native.c``) where the install built it: the same answer.
     """
     r = np.ascontiguousarray(rows)
     if compiled_distinct is not None and r.dtype == np.int8 and r.ndim == 2 and r.shape[1] > 0:

@@ -43,6 +43,11 @@ Variants (:mod:`engine.rules.variants`) are read from two hooks, never from a co
   were played, each of its afterstates is played again with each of the six doubles, and
   the union, merged per input, is the turn's set of afterstates (:func:`_wild_plays`); the
   player rolls again after a double played in full (``Afterstates.extra_roll``).
+
+The variants that move by backgammon's own rules (:func:`plain`) are played by a C twin of this
+module where the install built it (``engine/rules/_native.c``): one position at a time, with the
+same afterstates in the same order and the same play records; this code stays the reference
+(``tests/test_movegen.py`` runs the workload both ways).
 """
 
 from __future__ import annotations
