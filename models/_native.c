@@ -1,4 +1,5 @@
-/* The first layer of a net whose inputs open with tesauro198+race, summed straight from the boards.
+/* The first layer of a net whose inputs open with Tesauro's units, summed straight from the boards, and a
+ * pruning net's whole screen (models/inference.py's Screen) built on it.
  *
  * models/encoding.py defines the inputs; models/inference.py calls this where the extension was built and
  * keeps the numpy path (encode, then a matrix product) where it was not. Tesauro's units are mostly zero:
@@ -87,15 +88,13 @@ INLINE void side_of(const signed char *b, Side *s)
     }
 }
 
-/* The same position from the other side (engine.rules.variants' flip of backgammon's board). */
-INLINE void flipped_side_of(const signed char *b, Side *s)
+/* The same position seen from the other side (engine.rules.variants' flip of backgammon's board). */
+INLINE void turn_round(const signed char *b, signed char *turned)
 {
-    signed char f[CELLS];
-    f[0] = b[25];
-    f[25] = b[0];
+    turned[0] = b[25];
+    turned[25] = b[0];
     for (int p = 1; p <= 24; p++)
-        f[p] = (signed char)-b[25 - p];
-    side_of(f, s);
+        turned[p] = (signed char)-b[25 - p];
 }
 
 INLINE int longest_run(unsigned held)
@@ -274,13 +273,12 @@ INLINE void active_inputs(const signed char *b, Py_ssize_t inputs, const double 
     if (inputs == TESAURO_RACE)
         return;
     Side side;
+    signed char turned[CELLS];
     double f[SIDE_FEATURES + EXTRA_FEATURES];
     int extra = inputs == CONTACT_V2;
+    turn_round(b, turned);
     for (int k = 0; k < 2; k++) {                        /* the mover's features, then the opponent's */
-        if (k)
-            flipped_side_of(b, &side);
-        else
-            side_of(b, &side);
+        side_of(k ? turned : b, &side);
         side_features(&side, escape_table, extra, f);
         for (int i = 0; i < SIDE_FEATURES; i++)
             if ((float)f[i] != 0.0f)
@@ -402,10 +400,7 @@ static void screen_layer(const signed char *boards, Py_ssize_t rows, const float
             continue;
         }
         signed char turned[CELLS];
-        turned[0] = b[25];
-        turned[25] = b[0];
-        for (int p = 1; p <= 24; p++)
-            turned[p] = (signed char)-b[25 - p];
+        turn_round(b, turned);
         active_inputs(turned, TESAURO_RACE, escape_table, &a);
         board_sums(&a, w1, hidden, b1, h);
         double logits[6], top = -INFINITY, total = 0.0, equity = 0.0;

@@ -57,7 +57,7 @@ from gammon.engine.search.bearoff import (
     race_probabilities,
 )
 from gammon.engine.search.evaluator import afterstate_equity
-from gammon.models.encoding import FEATURE_SETS, TESAURO_RACE_WIDTH, _point_units, encoder, extends, features_after
+from gammon.models.encoding import _point_units, encoder, extends, features_after
 from gammon.models.features import escape_table
 
 try:  # the first layer summed straight from the boards (models/_native.c); an install without a C compiler lacks it
@@ -157,16 +157,16 @@ class DenseNet:
         return x
 
 
+# The encodings models/_native.c computes whole, longest first: an encoding that extends one of them has its
+# columns computed there (contact-v3's first 240, race-v1's first 204), the rest by numpy.
+COMPILED_ENCODINGS = ("contact-v2", "contact-v1", "tesauro198+race")
+
+
 def compiled_columns(encoding: str) -> int:
-    """How many of ``encoding``'s first columns models/_native.c computes: contact-v2's 240 (and so contact-v3's first
-    240), contact-v1's 232, tesauro198+race's 204 (and so race-v1's first 204), tesauro198's 198; 0 for another."""
-    if extends(encoding, "contact-v2"):
-        return 240
-    if extends(encoding, "contact-v1"):
-        return 232
-    if encoding in FEATURE_SETS:
-        return TESAURO_RACE_WIDTH
-    return 198 if encoding == "tesauro198" else 0
+    """How many of ``encoding``'s first columns models/_native.c computes (0 for none)."""
+    if encoding == "tesauro198":  # not the encodings extending it: Acey-Deucey's reads other boards
+        return encoder(encoding)[1]
+    return next((encoder(base)[1] for base in COMPILED_ENCODINGS if extends(encoding, base)), 0)
 
 
 def one_sided_inputs(counts: np.ndarray) -> np.ndarray:

@@ -149,11 +149,13 @@ typedef struct {
     Py_ssize_t kept_size;
 } Table;
 
-static uint64_t board_hash(const signed char *row)
+/* A hash of a row's first ``width`` bytes (FNV-1a, its high bits folded down), for both tables below. */
+static uint64_t row_hash(const void *row, size_t width)
 {
+    const unsigned char *bytes = row;
     uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < CELLS; i++)
-        h = (h ^ (uint8_t)row[i]) * 0x100000001B3ull;
+    for (size_t i = 0; i < width; i++)
+        h = (h ^ bytes[i]) * 0x100000001B3ull;
     return h ^ (h >> 29);
 }
 
@@ -179,7 +181,7 @@ static int append_distinct(const Rows *rows, Table *table, Rows *out)
     memset(table->slots, 0xFF, size * sizeof(Py_ssize_t));  /* -1: empty */
     for (Py_ssize_t k = rows->count - 1; k >= 0; k--) {    /* from the last row: the last of each board stays */
         const signed char *row = rows->data + k * ROW;
-        size_t slot = board_hash(row) & (size - 1);
+        size_t slot = row_hash(row, CELLS) & (size - 1);
         table->keep[k] = 1;
         for (; table->slots[slot] >= 0; slot = (slot + 1) & (size - 1))
             if (!memcmp(rows->data + table->slots[slot] * ROW, row, CELLS)) {
@@ -343,10 +345,7 @@ static PyObject *distinct(PyObject *self, PyObject *args)
     memset(slots, 0xFF, size * sizeof(Py_ssize_t));
     for (Py_ssize_t k = 0; k < n; k++) {
         const unsigned char *row = data + k * width;
-        uint64_t h = 0x9E3779B97F4A7C15ull;
-        for (Py_ssize_t i = 0; i < width; i++)
-            h = (h ^ row[i]) * 0x100000001B3ull;
-        size_t slot = (h ^ (h >> 29)) & (size - 1);
+        size_t slot = row_hash(row, (size_t)width) & (size - 1);
         for (; slots[slot] >= 0; slot = (slot + 1) & (size - 1))
             if (!memcmp(data + firsts[slots[slot]] * width, row, (size_t)width))
                 break;
