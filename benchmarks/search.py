@@ -1,12 +1,12 @@
 """n-ply search speed (``engine.search.analysis.position_probs``) by how many positions are searched at once.
 
-    python -m gammon.benchmarks.search                                   # 1-ply and 2-ply, pieces of 1,024 and 32
+    python -m gammon.benchmarks.search                                   # 1-ply and 2-ply, pieces of 32 and 128
     python -m gammon.benchmarks.search --positions 100 --plies 2 --chunks 1024,128,32 --json
 
 The positions are the undecided ones of the move-generation workload
 (``tests/data/movegen_workload.jsonl``, random play), split by class (contact with
 crashed, race). Each (class, plies, chunk) row times one call on the same positions, with
-the shipped model on one torch thread, and reports wall, user and system seconds:
+the shipped model on one thread, and reports wall, user and system seconds:
 system time is the kernel faulting in memory that the allocator gave back. Every chunk
 must give the same probabilities (checked); the ratio is against the first chunk listed.
 """
@@ -19,7 +19,6 @@ import resource
 import time
 
 import numpy as np
-import torch
 
 import gammon.engine.search.analysis as analysis
 from gammon.benchmarks.movegen import DEFAULT_WORKLOAD, load_workload
@@ -42,11 +41,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=100, help="positions of each class (default 100)")
     parser.add_argument("--plies", default="1,2", help="comma-separated depths (default 1,2)")
-    parser.add_argument("--chunks", default="1024,32", help="comma-separated pieces, the first the baseline")
+    parser.add_argument("--chunks", default="32,128", help="comma-separated pieces, the first the baseline")
     parser.add_argument("--model", default="default")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
     net = load_analyst(args.model)
     boards, _, _ = load_workload(DEFAULT_WORKLOAD)
     boards = boards[result_points(boards, 15) == 0]

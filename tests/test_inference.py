@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from positions import all_families  # tests/ is on sys.path under pytest
 
+import gammon.models.inference as inference
 from gammon.engine.errors import GammonError
 from gammon.engine.rules.board import CLASS_NAMES, flip, position_class, starting_board
 from gammon.engine.rules.movegen import compiled_plays, generate
@@ -153,6 +154,13 @@ def test_repeated_boards_are_answered_alike(boards):
     probs = twin.probabilities(doubled)
     np.testing.assert_array_equal(probs[:500], probs[500:][::-1])
     np.testing.assert_array_equal(probs[:500], twin.probabilities(boards[:500]))
+
+
+def test_a_batch_judged_in_pieces_answers_as_judged_whole(boards, monkeypatch):
+    twin = load_player("default")
+    whole = twin.probabilities(boards)
+    monkeypatch.setattr(inference, "NET_PIECE", 7)  # pieces mixing contact and race boards
+    np.testing.assert_allclose(twin.probabilities(boards), whole, atol=1e-6)
 
 
 @pytest.mark.parametrize("weights", sorted(MODELS.glob("*.pt")), ids=lambda p: p.stem)

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from gammon.engine.rules.board import flip, starting_board
-from gammon.engine.rules.dice import ROLLS
+from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
-from gammon.engine.search.analysis import position_probs
+from gammon.engine.search.analysis import DEEP_SEARCH, position_probs, searched_afterstates
 from gammon.engine.search.evaluator import SCREEN_KEEP, afterstate_equity
 from gammon.models.inference import load_screen, native_screen, pruning_path
 from gammon.models.players import load_analyst
@@ -35,11 +36,11 @@ def middle_game():
     return np.stack(boards)
 
 
-def searched(analyst, boards, screen, plies=1):
+def searched(analyst, boards, screen, plies=1, depth=None):
     kept = analyst.evaluator.screen
     analyst.evaluator.screen = screen
     try:
-        return position_probs(analyst, boards, plies)
+        return position_probs(analyst, boards, plies, depth=depth)
     finally:
         analyst.evaluator.screen = kept
 
@@ -63,6 +64,21 @@ def test_a_screen_that_ranks_backwards_is_obeyed(analyst, middle_game):
     full = searched(analyst, middle_game, None)
     # at 1-ply the side on roll plays each roll: judging only its worst plays costs it
     assert (full[:, 0] - worse[:, 0]).mean() > 0.02
+
+
+def test_the_deepest_ply_of_a_deep_search_plays_the_screens_first_choice(analyst, middle_game):
+    """From DEEP_SEARCH plies deep on, each roll at the deepest ply is played by the play the screen ranks first,
+    however many it would otherwise judge in full: with a screen ranking backwards, the net's worst play."""
+    def backwards(boards):
+        return -afterstate_equity(analyst.evaluator, boards)
+
+    after = generate(np.repeat(middle_game, len(ROLLS), axis=0), np.tile(ROLLS, (len(middle_game), 1)))
+    worst = best_in_groups(-afterstate_equity(analyst.evaluator, after.boards), after.offsets)
+    expected = np.einsum("nrk,r->nk", searched_afterstates(analyst, after.boards[worst], 0).reshape(-1, len(ROLLS), 5),
+                         ROLL_WEIGHTS)
+    np.testing.assert_allclose(searched(analyst, middle_game, backwards, depth=DEEP_SEARCH), expected, atol=1e-9)
+    # a shallower search judges the screen's best few in full and plays the best of them
+    assert (searched(analyst, middle_game, backwards, depth=DEEP_SEARCH - 1)[:, 0] - expected[:, 0]).mean() > 0.02
 
 
 @pytest.mark.skipif(native_screen is None, reason="models/_native.c was not built (no C compiler)")

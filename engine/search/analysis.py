@@ -27,7 +27,7 @@ from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
 from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import afterstate_probs, cubeless_equity, result_points, swap_sides
-from gammon.engine.search.evaluator import ProbabilityEvaluator, zero_ply_choice
+from gammon.engine.search.evaluator import SCREEN_KEEP, ProbabilityEvaluator, zero_ply_choice
 
 # gnubg's default root move filter: keep up to 8 moves within 0.16 of the best at 0-ply.
 FILTER_MOVES, FILTER_MARGIN = 8, 0.16
@@ -35,49 +35,63 @@ FILTER_MOVES, FILTER_MARGIN = 8, 0.16
 # 0.16 go on; from a 3-ply search on, after 2-ply up to 2 within 0.04 (gnubg skips the 1-ply stage).
 MOVE_FILTERS = {0: (FILTER_MOVES, FILTER_MARGIN), 2: (2, 0.04)}
 
-# Positions searched at once: each expands to about 400 afterstates a ply (21 rolls, ~20 plays).
-# Small pieces keep every temporary array small enough for the allocator to reuse; larger ones
-# are handed back to the system when freed and page-faulted in afresh, which cost as much time
-# as the search itself (benchmarks/search.py: 2-ply of 100 contact positions 0.51x the time with 32 as with 1,024).
-SEARCH_CHUNK = 32
+# Positions searched at once: each expands to about 400 afterstates a ply (21 rolls, ~20 plays). The same
+# afterstates recur under the positions of one piece (a 2-ply hint judges a sixth fewer distinct boards in pieces of
+# 128 than of 32), and the model judges a piece's boards a bounded number at a time (models.inference.NET_PIECE),
+# so that its temporary arrays stay small enough for the allocator to reuse (benchmarks/search.py, RESULTS.md).
+SEARCH_CHUNK = 128
+
+# In a search DEEP_SEARCH plies deep or more, each roll at the deepest ply is played by the screen's first
+# choice alone, judged in full (not its best SCREEN_KEEP): a 3-ply makes 9,261 such choices below each
+# candidate, and their slips average out. On 200 contact positions of our own self-play the 3-ply so
+# played chose the full 3-ply's move in 199 (0.001 mp lost) in 0.6 of its time; a 2-ply so played lost
+# 0.23 mp to the full 2-ply, so it stays full (benchmarks/RESULTS.md, "A lighter deepest ply").
+DEEP_SEARCH = 3
 
 
-def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
-    """(N, 5) probabilities for the player on roll of each board, evaluated at ``plies``."""
+def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int, *,
+                   depth: int | None = None) -> np.ndarray:
+    """(N, 5) probabilities for the player on roll of each board, evaluated at ``plies``; ``depth`` is the
+    whole search's (default ``plies``), which decides how its deepest ply plays (:data:`DEEP_SEARCH`)."""
     boards = np.asarray(boards)
+    depth = plies if depth is None else depth
     own_search = getattr(evaluator, "searched", None)  # an evaluator with a search of its own (gnubg) runs it
     if plies and own_search is not None and (searching := own_search(plies)) is not None:
         evaluator, plies = searching, 0
     if plies == 0 or len(boards) == 0:
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64).reshape(len(boards), 5)
     if len(boards) > SEARCH_CHUNK:
-        return np.concatenate([position_probs(evaluator, boards[i:i + SEARCH_CHUNK], plies)
+        return np.concatenate([position_probs(evaluator, boards[i:i + SEARCH_CHUNK], plies, depth=depth)
                                for i in range(0, len(boards), SEARCH_CHUNK)])
     n = len(boards)
-    afterstates, best, static = best_play_of_every_roll(evaluator, boards)
+    keep = 1 if plies == 1 and depth >= DEEP_SEARCH else SCREEN_KEEP
+    afterstates, best, static = best_play_of_every_roll(evaluator, boards, keep)
     best = best.ravel()
     chosen = static if plies == 1 else searched_afterstates(evaluator, afterstates.boards[best], plies - 1,
-                                                            afterstates.extra_roll[best]).reshape(n, len(ROLLS), 5)
+                                                            afterstates.extra_roll[best],
+                                                            depth=depth).reshape(n, len(ROLLS), 5)
     return np.einsum("nrk,r->nk", chosen, ROLL_WEIGHTS)
 
 
-def best_play_of_every_roll(evaluator: ProbabilityEvaluator, boards: np.ndarray):
+def best_play_of_every_roll(evaluator: ProbabilityEvaluator, boards: np.ndarray, keep: int = SCREEN_KEEP):
     """``(afterstates, best, probs)``: for each board (player on roll) and each of the 21 rolls of ROLLS, the
-    play the evaluator's 0-ply choice makes (engine.search.evaluator.zero_ply_choice): ``best`` (N, 21) its
-    index in ``afterstates`` (every play of every roll), ``probs`` (N, 21, 5) its probabilities for the mover."""
+    play the evaluator's 0-ply choice makes (engine.search.evaluator.zero_ply_choice, judging ``keep`` plays
+    a roll in full): ``best`` (N, 21) its index in ``afterstates`` (every play of every roll), ``probs``
+    (N, 21, 5) its probabilities for the mover."""
     n = len(boards)
     afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
                            variant=evaluator.variant)
-    best, probs = zero_ply_choice(evaluator, afterstates, afterstates.extra_roll)
+    best, probs = zero_ply_choice(evaluator, afterstates, afterstates.extra_roll, keep)
     return afterstates, best.reshape(n, len(ROLLS)), probs.reshape(n, len(ROLLS), 5)
 
 
 def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int,
-                         extra_roll: np.ndarray | None = None) -> np.ndarray:
+                         extra_roll: np.ndarray | None = None, *, depth: int | None = None) -> np.ndarray:
     """(M, 5) probabilities for the side that just moved, each afterstate searched ``plies`` deep
-    (from the opponent on roll, or from the mover where ``extra_roll`` says he rolls again)."""
-    return afterstate_probs(lambda on_roll: position_probs(evaluator, on_roll, plies), boards, evaluator.variant,
-                            extra_roll)
+    (from the opponent on roll, or from the mover where ``extra_roll`` says he rolls again); ``depth`` as
+    :func:`position_probs` takes it."""
+    return afterstate_probs(lambda on_roll: position_probs(evaluator, on_roll, plies, depth=depth), boards,
+                            evaluator.variant, extra_roll)
 
 
 # -- moves ---------------------------------------------------------------------------------
@@ -156,7 +170,8 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     without a filter are skipped. The choice is made among the moves searched deepest: they
     come first, by cubeful equity, and the moves a filter left behind follow them (by the
     figures of the ply they stopped at), never ranked above a move searched deeper. ``also``
-    (an afterstate, e.g. the move a player chose) is searched deep whatever the filters say.
+    (an afterstate, e.g. the move a player chose) is searched deep whatever the filters say. Every stage
+    plays its deepest ply as a search ``plies`` deep does (:data:`DEEP_SEARCH`).
     """
     afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None], variant=evaluator.variant)
     again = afterstates.extra_roll
@@ -173,7 +188,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         sizes = filters.get(stage, (len(keep), np.inf))
         leaders = filter_leaders(cubeless_equity(probs[keep]), np.array([0, len(keep)]), *sizes)
         keep = np.union1d(keep[leaders], chosen)
-        probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], deeper, again[keep])
+        probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], deeper, again[keep], depth=plies)
         depth[keep] = deeper
     equity = cubeless_equity(probs)
     cubeful = play_values(evaluator.variant, afterstates.boards, again, probs, cube)

@@ -92,13 +92,13 @@ def board_scores(evaluator: Evaluator, boards: np.ndarray, again: np.ndarray) ->
 SCREEN_KEEP = 5
 
 
-def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates,
-                    again: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates, again: np.ndarray,
+                    keep: int = SCREEN_KEEP) -> tuple[np.ndarray, np.ndarray]:
     """``(best, probs)``: each group's best afterstate at 0-ply (flat index) and its (G, 5) probabilities for
     the mover.
 
     With an evaluator that has a ``screen`` (a pruning net, above), as gnubg
-    prunes inside its searches: only the SCREEN_KEEP plays of each group that the screen ranks
+    prunes inside its searches: only the ``keep`` plays of each group that the screen ranks
     best are judged in full, with every play the screen does not judge (NaN) and every play
     after which the mover rolls again.
     """
@@ -106,19 +106,18 @@ def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates,
     screen = getattr(evaluator, "screen", None)
     rows = np.arange(len(boards))
     sizes = np.diff(offsets)
-    crowded = [] if screen is None else np.flatnonzero(np.repeat(sizes > SCREEN_KEEP, sizes) & ~again)
+    crowded = [] if screen is None else np.flatnonzero(np.repeat(sizes > keep, sizes) & ~again)
     if len(crowded):  # groups with plays to prune
         scores = np.full(len(boards), np.nan)
         scores[crowded] = screen(boards[crowded])
         unjudged = np.isnan(scores)
         group = np.repeat(np.arange(len(sizes)), sizes)
-        rows = np.flatnonzero(unjudged | best_k_in_groups(np.where(unjudged, -np.inf, scores), group, SCREEN_KEEP))
-    probs = np.zeros((len(boards), 5))
-    probs[rows] = afterstate_probs(evaluator.probabilities, boards[rows], evaluator.variant, again[rows])
+        rows = np.flatnonzero(unjudged | best_k_in_groups(np.where(unjudged, -np.inf, scores), group, keep))
+    judged = afterstate_probs(evaluator.probabilities, boards[rows], evaluator.variant, again[rows])
     equity = np.full(len(boards), -np.inf)
-    equity[rows] = cubeless_equity(probs[rows])
+    equity[rows] = cubeless_equity(judged)
     best = best_in_groups(equity, offsets)
-    return best, probs[best]
+    return best, judged[np.searchsorted(rows, best)]  # rows ascend: each best's place among the judged
 
 
 # A wild roll's two dice can be played a few dozen ways, each followed by any of six doubles:
