@@ -36,7 +36,7 @@ FILTER_MOVES, FILTER_MARGIN = 8, 0.16
 MOVE_FILTERS = {0: (FILTER_MOVES, FILTER_MARGIN), 2: (2, 0.04)}
 
 # Positions searched at once: each expands to about 400 afterstates a ply (21 rolls, ~20 plays). The same
-# afterstates recur under the positions of one piece (a 2-ply hint judges a sixth fewer distinct boards in pieces of
+# afterstates recur under the positions of one piece (a 2-ply hint judges a tenth fewer distinct boards in pieces of
 # 128 than of 32), and the model judges a piece's boards a bounded number at a time (models.inference.NET_PIECE),
 # so that its temporary arrays stay small enough for the allocator to reuse (benchmarks/search.py, RESULTS.md).
 SEARCH_CHUNK = 128
