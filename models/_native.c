@@ -4,7 +4,8 @@
  * models/encoding.py defines the inputs; models/inference.py calls this where the extension was built and
  * keeps the numpy path (encode, then a matrix product) where it was not. Tesauro's units are mostly zero:
  * a board of a search sets about 40 of the 204, so adding the weight rows of those alone is a fifth of the
- * dense product's work, and the encoded rows are never written out at all.
+ * dense product's work, and the encoded rows are never written out at all. A wide layer adds each point's
+ * units as one row of a table summed when the weights are read (set_point below): a dozen rows or so a board.
  *
  * Boards are the engine's layout (engine/rules/board.py): 26 int8 cells seen from the side on roll, [0] the
  * opponent's bar, [1..24] the points (> 0 the mover's, < 0 the opponent's, whose own point q is the mover's
@@ -35,6 +36,8 @@
 #define CONTACT_V2 (CONTACT_V1 + 2 * EXTRA_FEATURES)
 #define ESCAPE_MASKS 4096
 #define CHECKERS 15
+#define POINTS 24
+#define POINT_ROWS (2 * POINTS * CHECKERS)
 
 /* The kernels compiled for several levels of the x86-64 instruction set (AVX-512, AVX2 with the bit-counting
  * instructions, the baseline), the best one the processor has chosen when the module loads; everything they
@@ -46,9 +49,11 @@
 #endif
 #define INLINE static inline __attribute__((always_inline))
 
-/* The inputs a board sets, as (column, value) pairs: Tesauro's four units of a point holding n > 0 checkers
- * start at ``column``. */
+/* The inputs a board sets: each point holding checkers as one row of the point table (below), the other inputs as
+ * (column, value) pairs. */
 typedef struct {
+    int points;
+    int point[2 * POINTS];
     int count;
     int column[CONTACT_V2];
     float value[CONTACT_V2];
@@ -60,8 +65,18 @@ INLINE void set(Active *a, int column, float value)
     a->value[a->count++] = value;
 }
 
-INLINE void set_point(Active *a, int column, int n)
+/* Tesauro's four units of n > 0 checkers of a side (0 the mover, 1 the opponent) on its point p: n >= 1, n >= 2,
+ * n >= 3 and (n - 3) / 2 for n > 3. ``tabled``: as one row of the point table, where a wide layer's four rows
+ * were summed once when the weights were read (models/inference.py's point_table, row (side, p, n - 1)), so that a
+ * board adds one row a point instead of up to four; else as columns. The pruning net's 64 columns gain nothing
+ * from the table: its rows are read from further off than the weights' (184 KB against 52). */
+INLINE void set_point(Active *a, int tabled, int side, int p, int n)
 {
+    if (tabled) {
+        a->point[a->points++] = (side * POINTS + p - 1) * CHECKERS + n - 1;
+        return;
+    }
+    int column = side * 4 * POINTS + 4 * (p - 1);
     set(a, column, 1.0f);
     if (n >= 2)
         set(a, column + 1, 1.0f);
@@ -226,23 +241,23 @@ INLINE void side_features(const Side *s, const double *escape_table, int extra, 
     f[17] = spread / (trailing > 1 ? trailing : 1) / 400.0;                           /* back_moment */
 }
 
-INLINE void active_inputs(const signed char *b, Py_ssize_t inputs, const double *escape_table, Active *a)
+INLINE void active_inputs(const signed char *b, Py_ssize_t inputs, int tabled, const double *escape_table, Active *a)
 {
-    a->count = 0;
+    a->count = a->points = 0;
     int mine = b[25], theirs = b[0];                     /* checkers left on the board, bars first */
     int my_pips = 25 * b[25], their_pips = 25 * b[0];
     int my_back = b[25] > 0 ? 25 : 0, their_back = b[0] > 0 ? 25 : 0;
     for (int p = 1; p <= 24; p++) {
         int n = b[p];
         if (n > 0) {
-            set_point(a, 4 * (p - 1), n);
+            set_point(a, tabled, 0, p, n);
             mine += n;
             my_pips += n * p;
             if (p > my_back)
                 my_back = p;
         } else if (n < 0) {
             int q = 25 - p;                              /* the opponent's own numbering */
-            set_point(a, 96 + 4 * (q - 1), -n);
+            set_point(a, tabled, 1, q, -n);
             theirs -= n;
             their_pips -= n * q;
             if (q > their_back)
@@ -296,12 +311,17 @@ typedef float Vector __attribute__((vector_size(64), aligned(4)));
 #define LANES 16
 
 /* Columns j0 .. j0 + vectors * LANES - 1 of one board's sums (``vectors`` a constant where it is inlined). */
-INLINE void block_sums(const Active *a, const float *weight, Py_ssize_t width, const float *bias, Py_ssize_t j0,
-                       int vectors, float *o)
+INLINE void block_sums(const Active *a, const float *table, const float *weight, Py_ssize_t width, const float *bias,
+                       Py_ssize_t j0, int vectors, float *o)
 {
     Vector sum[8];
     for (int k = 0; k < vectors; k++)
         sum[k] = ((const Vector *)(bias + j0))[k];
+    for (int t = 0; t < a->points; t++) {
+        const Vector *w = (const Vector *)(table + (Py_ssize_t)a->point[t] * width + j0);
+        for (int k = 0; k < vectors; k++)
+            sum[k] += w[k];
+    }
     for (int t = 0; t < a->count; t++) {
         const Vector *w = (const Vector *)(weight + (Py_ssize_t)a->column[t] * width + j0);
         float v = a->value[t];
@@ -313,15 +333,18 @@ INLINE void block_sums(const Active *a, const float *weight, Py_ssize_t width, c
 }
 
 /* One board's sums over all ``width`` columns. */
-INLINE void board_sums(const Active *a, const float *weight, Py_ssize_t width, const float *bias, float *o)
+INLINE void board_sums(const Active *a, const float *table, const float *weight, Py_ssize_t width, const float *bias,
+                       float *o)
 {
     Py_ssize_t j0 = 0;
     for (; j0 + 8 * LANES <= width; j0 += 8 * LANES)
-        block_sums(a, weight, width, bias, j0, 8, o);
+        block_sums(a, table, weight, width, bias, j0, 8, o);
     for (; j0 + 4 * LANES <= width; j0 += 4 * LANES)
-        block_sums(a, weight, width, bias, j0, 4, o);
+        block_sums(a, table, weight, width, bias, j0, 4, o);
     for (Py_ssize_t j = j0; j < width; j++) {            /* the columns past the last whole vectors */
         float sum = bias[j];
+        for (int t = 0; t < a->points; t++)
+            sum += table[(Py_ssize_t)a->point[t] * width + j];
         for (int t = 0; t < a->count; t++)
             sum += a->value[t] * weight[(Py_ssize_t)a->column[t] * width + j];
         o[j] = sum;
@@ -329,20 +352,20 @@ INLINE void board_sums(const Active *a, const float *weight, Py_ssize_t width, c
 }
 
 VECTOR_CLONES
-static void tesauro_layer(const signed char *boards, Py_ssize_t rows, const float *weight, Py_ssize_t inputs,
-                          const float *bias, Py_ssize_t width, const double *escape_table, float *out)
+static void tesauro_layer(const signed char *boards, Py_ssize_t rows, const float *table, const float *weight,
+                          Py_ssize_t inputs, const float *bias, Py_ssize_t width, const double *escape_table, float *out)
 {
     Active a;
     for (Py_ssize_t r = 0; r < rows; r++) {
-        active_inputs(boards + r * CELLS, inputs, escape_table, &a);
-        board_sums(&a, weight, width, bias, out + r * width);
+        active_inputs(boards + r * CELLS, inputs, 1, escape_table, &a);
+        board_sums(&a, table, weight, width, bias, out + r * width);
     }
 }
 
 static PyObject *first_layer(PyObject *self, PyObject *args)
 {
-    Py_buffer boards, weight, bias, escape_table, out;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*", &boards, &weight, &bias, &escape_table, &out))
+    Py_buffer boards, table, weight, bias, escape_table, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*", &boards, &table, &weight, &bias, &escape_table, &out))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t width = bias.len / (Py_ssize_t)sizeof(float);
@@ -351,18 +374,21 @@ static PyObject *first_layer(PyObject *self, PyObject *args)
     if (boards.len % CELLS || width == 0 || (inputs != TESAURO && inputs != TESAURO_RACE && inputs != CONTACT_V1
                                              && inputs != CONTACT_V2)
         || weight.len != inputs * width * (Py_ssize_t)sizeof(float)
+        || table.len != POINT_ROWS * width * (Py_ssize_t)sizeof(float)
         || escape_table.len != ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
         || out.len != rows * width * (Py_ssize_t)sizeof(float)) {
-        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, weight (198, 204, 232 or 240, H), bias (H,) "
-                                          "and out (N, H) float32, escape_table (4096,) float64, all C-contiguous");
+        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, table (2, 24, 15, H), weight (198, 204, 232 "
+                                          "or 240, H), bias (H,) and out (N, H) float32, escape_table (4096,) float64, "
+                                          "all C-contiguous");
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    tesauro_layer(boards.buf, rows, weight.buf, inputs, bias.buf, width, escape_table.buf, out.buf);
+    tesauro_layer(boards.buf, rows, table.buf, weight.buf, inputs, bias.buf, width, escape_table.buf, out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
     PyBuffer_Release(&boards);
+    PyBuffer_Release(&table);
     PyBuffer_Release(&weight);
     PyBuffer_Release(&bias);
     PyBuffer_Release(&escape_table);
@@ -401,8 +427,8 @@ static void screen_layer(const signed char *boards, Py_ssize_t rows, const float
         }
         signed char turned[CELLS];
         turn_round(b, turned);
-        active_inputs(turned, TESAURO_RACE, escape_table, &a);
-        board_sums(&a, w1, hidden, b1, h);
+        active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
+        board_sums(&a, NULL, w1, hidden, b1, h);
         double logits[6], top = -INFINITY, total = 0.0, equity = 0.0;
         for (Py_ssize_t j = 0; j < hidden; j++)
             h[j] = h[j] > 0.0f ? h[j] : 0.0f;
@@ -465,8 +491,9 @@ done:
 
 static PyMethodDef methods[] = {
     {"first_layer", first_layer, METH_VARARGS,
-     "first_layer(boards, weight, bias, escape_table, out): out = bias + encoded(boards) @ weight, in place; "
-     "the encoding is tesauro198, tesauro198+race, contact-v1 or contact-v2 by the weight's rows."},
+     "first_layer(boards, table, weight, bias, escape_table, out): out = bias + encoded(boards) @ weight, in place, "
+     "the points' units from table (models.inference.point_table of weight); the encoding is tesauro198, "
+     "tesauro198+race, contact-v1 or contact-v2 by the weight's rows."},
     {"screen", screen, METH_VARARGS,
      "screen(boards, w1, b1, w2, b2, escape_table, points, out): a pruning net's equity of each afterstate for the "
      "side that moved, NaN where it does not judge; out in place."},

@@ -145,6 +145,7 @@ class DenseNet:
             first = layers[0]
             self._compiled_layer = Layer(np.ascontiguousarray(first.weight[:compiled], dtype=np.float32),
                                          np.ascontiguousarray(first.bias, dtype=np.float32))
+            self._point_table = point_table(first.weight)
             self._features_weight = first.weight[compiled:]
 
     def results(self, boards: np.ndarray) -> np.ndarray:
@@ -157,10 +158,20 @@ class DenseNet:
     def _native_first_layer(self, boards: np.ndarray) -> np.ndarray:
         """The first layer's sums (before ReLU): the compiled kernel's over its columns, numpy's over the rest."""
         x = np.empty((len(boards), len(self._compiled_layer.bias)), dtype=np.float32)
-        native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), *self._compiled_layer, escape_table(), x)
+        native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), self._point_table, *self._compiled_layer,
+                           escape_table(), x)
         if len(self._features_weight):
             x += features_after(self.encoding, boards, len(self._compiled_layer.weight)) @ self._features_weight
         return x
+
+
+def point_table(weight: np.ndarray) -> np.ndarray:
+    """(2, 24, 15, H) float32, what models/_native.c adds for a point: for n = 1..15 checkers of a side (the
+    mover's, then the opponent's) on its point p, the sum of ``weight``'s rows of the Tesauro units n sets
+    (the encodings' first 192 columns): one row a point for the kernels instead of up to four."""
+    units = _point_units(np.arange(1, MAX_CHECKERS + 1)[:, None])  # (15, 4)
+    rows = np.asarray(weight[:2 * 24 * 4], dtype=np.float64).reshape(2, 24, 4, -1)  # (side, point, unit, H)
+    return np.ascontiguousarray(np.einsum("nu,spuh->spnh", units, rows), dtype=np.float32)
 
 
 # The encodings models/_native.c computes whole, longest first: an encoding that extends one of them has its

@@ -27,6 +27,7 @@ from gammon.models.inference import (
     load_numpy,
     native_first_layer,
     native_screen,
+    point_table,
 )
 from gammon.models.network import build_model, load_weights, numpy_evaluator, numpy_model, torch_model
 from gammon.models.players import load_analyst, load_player
@@ -90,7 +91,8 @@ def test_the_kernels_are_compiled_where_a_c_compiler_is():
 
 def _compiled_layer(boards, layer):
     out = np.empty((len(boards), len(layer.bias)), dtype=np.float32)
-    native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), layer.weight, layer.bias, escape_table(), out)
+    native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), point_table(layer.weight), layer.weight,
+                       layer.bias, escape_table(), out)
     return out
 
 
@@ -120,11 +122,12 @@ def test_the_compiled_first_layer_refuses_arrays_of_other_shapes(boards):
     (layer,) = _random_layers([(204, 64)])
     good = np.ascontiguousarray(boards[:10], dtype=np.int8)
     out = np.empty((10, 64), dtype=np.float32)
-    table = escape_table()
-    for args in ((good[:, :25].copy(), layer.weight, layer.bias, table, out),
-                 (good, layer.weight[:200].copy(), layer.bias, table, out),
-                 (good, layer.weight, layer.bias, table[:100].copy(), out),
-                 (good, layer.weight, layer.bias, table, out[:9])):
+    table, points = escape_table(), point_table(layer.weight)
+    for args in ((good[:, :25].copy(), points, layer.weight, layer.bias, table, out),
+                 (good, points, layer.weight[:200].copy(), layer.bias, table, out),
+                 (good, points[:, :23].copy(), layer.weight, layer.bias, table, out),
+                 (good, points, layer.weight, layer.bias, table[:100].copy(), out),
+                 (good, points, layer.weight, layer.bias, table, out[:9])):
         with pytest.raises(ValueError, match="first_layer"):
             native_first_layer(*args)
     second = _random_layers([(64, 6)])[0]
