@@ -327,7 +327,7 @@ def load(kind: type, max_checkers: int, path: Path):
         raise CorruptCache(f"holds {sorted(stored)}, not the arrays of a {kind.__name__} database")
     version = int(stored.pop("version"))
     if version != CACHE_VERSION:
-        raise CorruptCache(f"version {version} is not {CACHE_VERSION}")
+        raise CorruptCache(f"written in cache format {version}, where this version reads {CACHE_VERSION}")
     checksum = str(stored.pop("checksum"))
     if int(stored["max_checkers"]) != max_checkers:
         raise CorruptCache(f"holds {int(stored['max_checkers'])} checkers, not {max_checkers}")
