@@ -115,7 +115,8 @@ RECIPES = {
     # generation: about 2 hours, +0.600 (generation 5 +0.615) and -0.031 against gnubg-nn; on other dice (--seed 2)
     # +0.631 and -0.038. A seventh generation chose 0.09 mp a move better, inside the noise. The fits and the
     # pruning nets run on two threads (1.78x faster; the labelling workers are idle meanwhile); TD stays on one
-    # (1.09x).
+    # (1.09x). A first generation at contact=1024x256 ended 0.36 and 0.14 mp a move better on two sets of dice
+    # (+0.02 ppg against pubeval and gnubg-nn), its generations about 1.3 times as long: not adopted until timed.
     "quick": Recipe(
         td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000,
                   nets="contact=contact-v2,race=race-v1"),
