@@ -176,7 +176,7 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     afterstates = generate(np.asarray(board)[None], np.asarray(dice)[None], variant=evaluator.variant)
     again = afterstates.extra_roll
     probs = searched_afterstates(evaluator, afterstates.boards, 0, again)
-    depth = np.zeros(len(probs), dtype=int)
+    searched_to = np.zeros(len(probs), dtype=int)  # the plies each move was judged at
     filters = MOVE_FILTERS if filters is None else filters
     stages = sorted({0} | {p for p in filters if p < plies})
     chosen = (np.flatnonzero((afterstates.boards == np.asarray(also)).all(axis=1)) if also is not None
@@ -189,13 +189,13 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
         leaders = filter_leaders(cubeless_equity(probs[keep]), np.array([0, len(keep)]), *sizes)
         keep = np.union1d(keep[leaders], chosen)
         probs[keep] = searched_afterstates(evaluator, afterstates.boards[keep], deeper, again[keep], depth=plies)
-        depth[keep] = deeper
+        searched_to[keep] = deeper
     equity = cubeless_equity(probs)
     cubeful = play_values(evaluator.variant, afterstates.boards, again, probs, cube)
-    order = np.lexsort((-equity, -cubeful, -depth))  # deepest searched first, then best cubeful
+    order = np.lexsort((-equity, -cubeful, -searched_to))  # deepest searched first, then best cubeful
     # the scalars as Python numbers in one call each, not one numpy call per move
     return [RankedMove(afterstates.boards[k], afterstates.steps[k], probs[k], *scalars)
-            for k, *scalars in zip(order, equity[order].tolist(), cubeful[order].tolist(), depth[order].tolist(),
+            for k, *scalars in zip(order, equity[order].tolist(), cubeful[order].tolist(), searched_to[order].tolist(),
                                    again[order].tolist())]
 
 
