@@ -241,6 +241,29 @@ INLINE void side_features(const Side *s, const double *escape_table, int extra, 
     f[17] = spread / (trailing > 1 ? trailing : 1) / 400.0;                           /* back_moment */
 }
 
+/* What columns 192..203 rest on, seen from the side on roll ("my"): checkers on the bar, checkers left on the board
+ * (the bar's included), pips (each side's in its own numbering) and each side's rearmost point (bar 25, none 0). */
+typedef struct {
+    int my_bar, their_bar, mine, theirs, my_pips, their_pips, my_back, their_back;
+} Counts;
+
+/* Columns 192..203 of the encoding (the file's opening comment), zero where active_inputs sets nothing. */
+INLINE void count_columns(const Counts *k, float *v)
+{
+    v[0] = (float)(k->my_bar / 2.0);
+    v[1] = (float)(k->their_bar / 2.0);
+    v[2] = (float)((CHECKERS - k->mine) / 15.0);
+    v[3] = (float)((CHECKERS - k->theirs) / 15.0);
+    v[4] = 1.0f;
+    v[5] = 0.0f;
+    v[6] = (float)k->my_pips / 100.0f;
+    v[7] = (float)k->their_pips / 100.0f;
+    v[8] = ((float)k->their_pips - (float)k->my_pips) / 20.0f;
+    v[9] = k->my_back + k->their_back > 25 ? 1.0f : 0.0f;   /* the sides can still meet: contact */
+    v[10] = (float)(k->my_back / 24.0);
+    v[11] = (float)(k->their_back / 24.0);
+}
+
 INLINE void active_inputs(const signed char *b, Py_ssize_t inputs, int tabled, const double *escape_table, Active *a)
 {
     a->count = a->points = 0;
@@ -264,27 +287,14 @@ INLINE void active_inputs(const signed char *b, Py_ssize_t inputs, int tabled, c
                 their_back = q;
         }
     }
-    if (b[25])
-        set(a, 192, (float)(b[25] / 2.0));
-    if (b[0])
-        set(a, 193, (float)(b[0] / 2.0));
-    if (mine != CHECKERS)
-        set(a, 194, (float)((CHECKERS - mine) / 15.0));
-    if (theirs != CHECKERS)
-        set(a, 195, (float)((CHECKERS - theirs) / 15.0));
-    set(a, 196, 1.0f);
+    Counts k = {b[25], b[0], mine, theirs, my_pips, their_pips, my_back, their_back};
+    float v[12];
+    count_columns(&k, v);
+    for (int c = 0; c < (inputs == TESAURO ? 6 : 12); c++)
+        if (v[c] != 0.0f)
+            set(a, 192 + c, v[c]);
     if (inputs == TESAURO)
         return;
-    set(a, 198, (float)my_pips / 100.0f);
-    set(a, 199, (float)their_pips / 100.0f);
-    if (my_pips != their_pips)
-        set(a, 200, ((float)their_pips - (float)my_pips) / 20.0f);
-    if (my_back + their_back > 25)                       /* the sides can still meet: contact */
-        set(a, 201, 1.0f);
-    if (my_back)
-        set(a, 202, (float)(my_back / 24.0));
-    if (their_back)
-        set(a, 203, (float)(their_back / 24.0));
     if (inputs == TESAURO_RACE)
         return;
     Side side;
@@ -396,6 +406,54 @@ done:
     return result;
 }
 
+/* The pruning net's second layer, a row per result (its weights (hidden, 6) turned to (6, hidden)). */
+INLINE void second_layer_rows(const float *w2, Py_ssize_t hidden, float *w2t)
+{
+    for (Py_ssize_t j = 0; j < hidden; j++)
+        for (int k = 0; k < 6; k++)
+            w2t[k * hidden + j] = w2[j * 6 + k];
+}
+
+typedef float Half __attribute__((vector_size(32), aligned(4)));
+typedef float Quarter __attribute__((vector_size(16), aligned(4)));
+
+/* The sum of a vector's sixteen lanes, halving it three times (not sixteen additions one after another). */
+INLINE float lane_sum(const Vector *v)
+{
+    Half half = ((const Half *)v)[0] + ((const Half *)v)[1];
+    Quarter quarter = ((const Quarter *)&half)[0] + ((const Quarter *)&half)[1];
+    return (quarter[0] + quarter[2]) + (quarter[1] + quarter[3]);
+}
+
+/* The mover's equity from the pruning net's first-layer sums ``h`` of the board turned round (the opponent on roll):
+ * ReLU, the second layer, the softmax of the six logits weighed by ``points`` (the results' points for the side on
+ * roll), its sign turned. ``h`` is overwritten. */
+INLINE double screen_equity(float *h, Py_ssize_t hidden, const float *w2t, const float *b2, const double *points)
+{
+    float logits[6], top = -INFINITY, total = 0.0f, equity = 0.0f;
+    for (Py_ssize_t j = 0; j < hidden; j++)
+        h[j] = h[j] > 0.0f ? h[j] : 0.0f;
+    Vector lanes[6] = {{0}};                             /* each result: sixteen hidden units to a vector */
+    Py_ssize_t j = 0;
+    for (; j + LANES <= hidden; j += LANES)
+        for (int k = 0; k < 6; k++)
+            lanes[k] += *(const Vector *)(h + j) * *(const Vector *)(w2t + k * hidden + j);
+    for (int k = 0; k < 6; k++) {
+        float sum = b2[k] + lane_sum(&lanes[k]);
+        for (Py_ssize_t i = j; i < hidden; i++)
+            sum += h[i] * w2t[k * hidden + i];
+        logits[k] = sum;
+        top = sum > top ? sum : top;
+    }
+    for (int k = 0; k < 6; k++) {
+        logits[k] = expf(logits[k] - top);
+        total += logits[k];
+    }
+    for (int k = 0; k < 6; k++)
+        equity += logits[k] * (float)points[k];
+    return -(double)equity / total;
+}
+
 /* A pruning net's cubeless equity of each afterstate for the side that just moved (models/inference.py's Screen):
  * NaN where the game is over (the mover has no checker left) or the position is a race; else the net (tesauro198+race,
  * one hidden layer, ReLU, six exclusive results) judges the board turned round, the opponent on roll, and the
@@ -406,10 +464,8 @@ static void screen_layer(const signed char *boards, Py_ssize_t rows, const float
                          const double *points, double *out)
 {
     Active a;
-    float h[512], w2t[6 * 512];                          /* the second layer's weights, a row per result */
-    for (Py_ssize_t j = 0; j < hidden; j++)
-        for (int k = 0; k < 6; k++)
-            w2t[k * hidden + j] = w2[j * 6 + k];
+    float h[512], w2t[6 * 512];
+    second_layer_rows(w2, hidden, w2t);
     for (Py_ssize_t r = 0; r < rows; r++) {
         const signed char *b = boards + r * CELLS;
         int mine = 0, my_back = 0, their_back = 0;
@@ -429,30 +485,128 @@ static void screen_layer(const signed char *boards, Py_ssize_t rows, const float
         turn_round(b, turned);
         active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
         board_sums(&a, NULL, w1, hidden, b1, h);
-        double logits[6], top = -INFINITY, total = 0.0, equity = 0.0;
-        for (Py_ssize_t j = 0; j < hidden; j++)
-            h[j] = h[j] > 0.0f ? h[j] : 0.0f;
-        for (int k = 0; k < 6; k++) {                    /* each result: sixteen hidden units to a vector */
-            const float *w = w2t + k * hidden;
-            Vector lanes = {0};
-            Py_ssize_t j = 0;
-            for (; j + LANES <= hidden; j += LANES)
-                lanes += *(const Vector *)(h + j) * *(const Vector *)(w + j);
-            float sum = b2[k];
-            for (int i = 0; i < LANES; i++)
-                sum += lanes[i];
-            for (; j < hidden; j++)
-                sum += h[j] * w[j];
-            logits[k] = sum;
-            top = logits[k] > top ? logits[k] : top;
+        out[r] = screen_equity(h, hidden, w2t, b2, points);
+    }
+}
+
+/* What the screen's inputs other than the points' units (columns 192..203) rest on, kept for the board a play
+ * starts from and brought up to date with each cell the play changes. Seen from the mover (the board's own side):
+ * checkers on the board and the bar, pips (the opponent's in its own numbering), and the points held as bits
+ * (bit p: the mover's point p, 25 its bar; bit q: the opponent's point q in its numbering, 25 its bar), whose
+ * highest bit is the side's rearmost checker. */
+typedef struct {
+    int mine, theirs, my_pips, their_pips;
+    unsigned my_points, their_points;
+} Tally;
+
+/* Cell c's checkers of each side: the mover's (its point c, 25 its bar) and the opponent's (cell 0 its bar). */
+INLINE int my_checkers(int c, int n)
+{
+    return c == 0 || n < 0 ? 0 : n;
+}
+
+INLINE int their_checkers(int c, int n)
+{
+    return c == 0 ? n : n > 0 || c == 25 ? 0 : -n;
+}
+
+/* Cell c holding n checkers where it held ``before``: the tally brought up to date. */
+INLINE void tally_cell(Tally *t, int c, int before, int n)
+{
+    int mine = my_checkers(c, n), theirs = their_checkers(c, n);
+    int q = c == 0 ? 25 : 25 - c;                        /* the cell in the opponent's numbering */
+    int more_mine = mine - my_checkers(c, before), more_theirs = theirs - their_checkers(c, before);
+    t->mine += more_mine;
+    t->my_pips += more_mine * c;
+    t->theirs += more_theirs;
+    t->their_pips += more_theirs * q;
+    unsigned my_bit = c ? 1u << c : 0u, their_bit = c == 25 ? 0u : 1u << q;
+    t->my_points = mine ? t->my_points | my_bit : t->my_points & ~my_bit;
+    t->their_points = theirs ? t->their_points | their_bit : t->their_points & ~their_bit;
+}
+
+/* Columns 192..203 of the board turned round (the opponent on roll), from the mover's tally and the board's bars. */
+INLINE void turned_columns(const signed char *b, const Tally *t, float *v)
+{
+    Counts k = {b[0], b[25], t->theirs, t->mine, t->their_pips, t->my_pips,
+                t->their_points ? 31 - __builtin_clz(t->their_points) : 0,
+                t->my_points ? 31 - __builtin_clz(t->my_points) : 0};
+    count_columns(&k, v);
+}
+
+/* Tesauro's four units of n checkers (none: all zero). */
+INLINE void units(int n, float *u)
+{
+    u[0] = n >= 1;
+    u[1] = n >= 2;
+    u[2] = n >= 3;
+    u[3] = n > 3 ? (float)((n - 3) / 2.0) : 0.0f;
+}
+
+/* The units of one side's point that change from ``before`` to ``after`` checkers, as (column, difference). */
+INLINE void changed_units(Active *a, int side, int p, int before, int after)
+{
+    float u0[4], u1[4];
+    units(before, u0);
+    units(after, u1);
+    for (int k = 0; k < 4; k++)
+        if (u1[k] != u0[k])
+            set(a, side * 4 * POINTS + 4 * (p - 1) + k, u1[k] - u0[k]);
+}
+
+/* The screen of afterstates each given with the board its play started from (``origins[parent[r]]``, the same
+ * side's view): the answers of screen_layer, the first layer's sums taken from the starting board's (summed once
+ * for all its rolls' plays) plus the inputs the play changed, a few a play where the board sets about forty. */
+VECTOR_CLONES
+static void screen_moves_layer(const signed char *boards, Py_ssize_t rows, const signed char *origins,
+                               const long long *parent, const float *w1, const float *b1, Py_ssize_t hidden,
+                               const float *w2, const float *b2, const double *escape_table, const double *points,
+                               double *out)
+{
+    Active a;
+    float h[512], start[512], w2t[6 * 512], rest0[12] = {0}, rest[12];
+    Tally t0 = {0}, t;
+    long long current = -1;
+    second_layer_rows(w2, hidden, w2t);
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const signed char *b = boards + r * CELLS, *o = origins + parent[r] * CELLS;
+        if (parent[r] != current) {                      /* a new starting board: its sums and its tally */
+            current = parent[r];
+            signed char turned[CELLS];
+            turn_round(o, turned);
+            active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
+            board_sums(&a, NULL, w1, hidden, b1, start);
+            memset(&t0, 0, sizeof t0);
+            for (int c = 0; c < CELLS; c++)
+                tally_cell(&t0, c, 0, o[c]);
+            turned_columns(o, &t0, rest0);
         }
-        for (int k = 0; k < 6; k++) {
-            logits[k] = exp(logits[k] - top);
-            total += logits[k];
+        t = t0;
+        a.count = a.points = 0;
+        unsigned changed = 0;                            /* bit c: cell c differs, found without a branch a cell */
+        for (int c = 0; c < CELLS; c++)
+            changed |= (unsigned)(b[c] != o[c]) << c;
+        for (; changed; changed &= changed - 1) {
+            int c = __builtin_ctz(changed);
+            tally_cell(&t, c, o[c], b[c]);
+            if (c == 0 || c == 25)
+                continue;                                /* the bars are columns 192 and 193 (below) */
+            /* the cell turned round: the side on roll's point 25 - c, the mover's own point c */
+            changed_units(&a, 0, 25 - c, o[c] < 0 ? -o[c] : 0, b[c] < 0 ? -b[c] : 0);
+            changed_units(&a, 1, c, o[c] > 0 ? o[c] : 0, b[c] > 0 ? b[c] : 0);
         }
-        for (int k = 0; k < 6; k++)
-            equity += logits[k] / total * points[k];
-        out[r] = -equity;
+        int my_back = t.my_points ? 31 - __builtin_clz(t.my_points) : 0;
+        int their_back = t.their_points ? 31 - __builtin_clz(t.their_points) : 0;
+        if (t.mine == 0 || my_back + their_back <= 25) { /* over, or a race: the search judges it in full */
+            out[r] = NAN;
+            continue;
+        }
+        turned_columns(b, &t, rest);
+        for (int k = 0; k < 12; k++)
+            if (rest[k] != rest0[k])
+                set(&a, 192 + k, rest[k] - rest0[k]);
+        board_sums(&a, NULL, w1, hidden, start, h);      /* the starting board's sums in place of the bias */
+        out[r] = screen_equity(h, hidden, w2t, b2, points);
     }
 }
 
@@ -489,6 +643,48 @@ done:
     return result;
 }
 
+static PyObject *screen_moves(PyObject *self, PyObject *args)
+{
+    Py_buffer boards, origins, parent, w1, b1, w2, b2, escape_table, points, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*w*", &boards, &origins, &parent, &w1, &b1, &w2, &b2, &escape_table,
+                          &points, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rows = boards.len / CELLS, hidden = b1.len / (Py_ssize_t)sizeof(float);
+    Py_ssize_t starts = origins.len / CELLS;
+    int ok = boards.len % CELLS == 0 && origins.len % CELLS == 0 && parent.len == rows * (Py_ssize_t)sizeof(long long)
+             && hidden > 0 && hidden <= 512 && w1.len == TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
+             && w2.len == hidden * 6 * (Py_ssize_t)sizeof(float) && b2.len == 6 * (Py_ssize_t)sizeof(float)
+             && escape_table.len == ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
+             && points.len == 6 * (Py_ssize_t)sizeof(double) && out.len == rows * (Py_ssize_t)sizeof(double);
+    for (Py_ssize_t r = 0; ok && r < rows; r++)
+        ok = ((const long long *)parent.buf)[r] >= 0 && ((const long long *)parent.buf)[r] < starts;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "screen_moves: boards (N, 26) and origins (P, 26) int8, parent (N,) int64 "
+                                          "indices into origins, w1 (204, H), b1 (H,), w2 (H, 6), b2 (6,) float32 "
+                                          "(H <= 512), escape_table (4096,) and points (6,) float64, out (N,) float64, "
+                                          "all C-contiguous");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, w1.buf, b1.buf, hidden, w2.buf, b2.buf,
+                       escape_table.buf, points.buf, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&boards);
+    PyBuffer_Release(&origins);
+    PyBuffer_Release(&parent);
+    PyBuffer_Release(&w1);
+    PyBuffer_Release(&b1);
+    PyBuffer_Release(&w2);
+    PyBuffer_Release(&b2);
+    PyBuffer_Release(&escape_table);
+    PyBuffer_Release(&points);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"first_layer", first_layer, METH_VARARGS,
      "first_layer(boards, table, weight, bias, escape_table, out): out = bias + encoded(boards) @ weight, in place, "
@@ -497,6 +693,9 @@ static PyMethodDef methods[] = {
     {"screen", screen, METH_VARARGS,
      "screen(boards, w1, b1, w2, b2, escape_table, points, out): a pruning net's equity of each afterstate for the "
      "side that moved, NaN where it does not judge; out in place."},
+    {"screen_moves", screen_moves, METH_VARARGS,
+     "screen_moves(boards, origins, parent, w1, b1, w2, b2, escape_table, points, out): screen's answers, each "
+     "afterstate boards[r] played from origins[parent[r]] and summed from that board's first layer."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -102,6 +102,33 @@ def test_the_compiled_screen_answers_as_the_numpy_one(analyst, middle_game):
     np.testing.assert_allclose(compiled[judged], numpy[judged], atol=2e-6)
 
 
+@pytest.mark.skipif(native_screen is None, reason="models/_native.c was not built (no C compiler)")
+def test_the_screen_of_plays_from_their_starting_boards_answers_as_the_plain_one(analyst, middle_game):
+    """Screen.played, each afterstate summed from the board its play started from plus the inputs it changed: the
+    plain screen's NaN and equities to float rounding, also for hits, entries from the bar, bearing off in contact and
+    plays that leave a race, whichever order the afterstates come in."""
+    starts = np.concatenate([middle_game, _race_and_bear_off(), _bars_and_bear_off_in_contact()])
+    origins = np.repeat(starts, len(ROLLS), axis=0)
+    after = generate(origins, np.tile(ROLLS, (len(starts), 1)))
+    screen = analyst.evaluator.screen
+    plain = screen(after.boards)
+    played = screen.played(after.boards, origins, after.parent)
+    assert np.array_equal(np.isnan(played), np.isnan(plain)) and np.isnan(plain).any() and not np.isnan(plain).all()
+    judged = ~np.isnan(plain)
+    np.testing.assert_allclose(played[judged], plain[judged], atol=2e-6)
+    shuffled = np.random.default_rng(1).permutation(len(after.boards))
+    np.testing.assert_allclose(screen.played(after.boards[shuffled], origins, after.parent[shuffled]), played[shuffled],
+                               atol=1e-12)
+
+
+def _bars_and_bear_off_in_contact():
+    """Both sides on the bar; and the mover bearing off past an opponent's anchor on its 3-point."""
+    bars, anchor = np.zeros((2, 26), dtype=np.int8)
+    bars[[25, 6, 8, 13, 24, 0, 1, 12, 17, 19]] = [1, 5, 3, 4, 2, 1, -2, -5, -3, -4]
+    anchor[[1, 2, 4, 5, 3, 20]] = [3, 3, 2, 2, -2, -13]
+    return np.stack([bars, anchor])
+
+
 def _race_and_bear_off():
     """A race, and a bear-off that one roll can finish."""
     race, last = np.zeros((2, 26), dtype=np.int8)

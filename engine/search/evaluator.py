@@ -17,7 +17,9 @@ and, optionally, a ``screen`` (None or a callable ``screen(boards) -> (M,) float
 guess at the mover's equity of afterstates, NaN where it has none, with which a search
 ranks one roll's plays and judges only the best few with ``probabilities``
 (:func:`engine.search.evaluator.zero_ply_choice`; the shipped model's pruning net, built by
-``training/prune.py``);
+``training/prune.py``). A screen may also have ``played(boards, origins, parent)``: the same
+answers for afterstates given with the boards their plays started from (``origins[parent]``),
+which the compiled pruning net sums from those boards' inputs plus the few a play changes;
 
 and, optionally, ``searched(plies)``: the same evaluator searching ``plies`` deeper with a search of
 its own (GNU Backgammon's n-ply, run in C by gnubg-nn), or None where it has none. The engine's
@@ -93,14 +95,15 @@ SCREEN_KEEP = 5
 
 
 def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates, again: np.ndarray,
-                    keep: int = SCREEN_KEEP) -> tuple[np.ndarray, np.ndarray]:
+                    keep: int = SCREEN_KEEP, origins: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(best, probs)``: each group's best afterstate at 0-ply (flat index) and its (G, 5) probabilities for
     the mover.
 
     With an evaluator that has a ``screen`` (a pruning net, above), as gnubg
     prunes inside its searches: only the ``keep`` plays of each group that the screen ranks
     best are judged in full, with every play the screen does not judge (NaN) and every play
-    after which the mover rolls again.
+    after which the mover rolls again. ``origins``, the boards the afterstates were generated from, lets the
+    screen judge each play from its starting board (``played`` above).
     """
     boards, offsets = afterstates.boards, afterstates.offsets
     screen = getattr(evaluator, "screen", None)
@@ -109,7 +112,9 @@ def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates, a
     crowded = [] if screen is None else np.flatnonzero(np.repeat(sizes > keep, sizes) & ~again)
     if len(crowded):  # groups with plays to prune
         scores = np.full(len(boards), np.nan)
-        scores[crowded] = screen(boards[crowded])
+        played = getattr(screen, "played", None)
+        scores[crowded] = (screen(boards[crowded]) if origins is None or played is None
+                           else played(boards[crowded], origins, afterstates.parent[crowded]))
         unjudged = np.isnan(scores)
         group = np.repeat(np.arange(len(sizes)), sizes)
         rows = np.flatnonzero(unjudged | best_k_in_groups(np.where(unjudged, -np.inf, scores), group, keep))
