@@ -127,7 +127,7 @@ class TorchAfterstates:
     def to_numpy(self) -> Afterstates:
         """The same afterstates as engine.rules.movegen's numpy :class:`~engine.rules.movegen.Afterstates`, field
         by field."""
-        return Afterstates(**{field.name: getattr(self, field.name).cpu().numpy() for field in fields(Afterstates)})
+        return Afterstates(**{field.name: getattr(self, field.name).cpu().numpy() for field in fields(self)})
 
 
 def _pack(flags: torch.Tensor, c: _Constants) -> torch.Tensor:

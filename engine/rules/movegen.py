@@ -53,7 +53,7 @@ same afterstates in the same order and the same play records; this code stays th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, partial
 
 import numpy as np
@@ -121,6 +121,9 @@ class Afterstates:
     # (N,) int8, the most dice a legal play uses (0..2, 0..4 for doubles, 0..6 for a wild roll)
     dice_used: np.ndarray
     extra_roll: np.ndarray  # (M,) bool: the mover rolls again after this play, unless it ended the game
+    # (N, 26) int8 (28 in Acey-Deucey): the boards the plays start from, ``origins[parent[k]]`` that of ``boards[k]``
+    # (generate's input; a pruning net judges each play from it, engine.search.evaluator.zero_ply_choice)
+    origins: np.ndarray | None = None
 
     @cached_property
     def steps(self) -> np.ndarray:
@@ -400,12 +403,14 @@ def generate(boards, dice, *, check: bool = True, variant: str | Variant = "stan
             raise BoardError(f"dice must be 1..6; got {dice[np.any((dice < 1) | (dice > 6), axis=1)][0].tolist()}")
     boards = boards.astype(np.int8, copy=False)
     if compiled_plays is not None and plain(variant):
-        return _compiled(boards, dice)
-    if variant.wild_roll is not None:
-        return _with_wild_roll(boards, dice, variant, wild_filter)
-    rows, _, parent, dice_used = _legal_plays(boards, dice, variant)
-    return _afterstates(_boards_of(rows).copy(), parent, rows[:, STEP_COLS.start : ROW].copy(), dice_used,
-                        np.zeros(len(rows), dtype=bool))
+        afterstates = _compiled(boards, dice)
+    elif variant.wild_roll is not None:
+        afterstates = _with_wild_roll(boards, dice, variant, wild_filter)
+    else:
+        rows, _, parent, dice_used = _legal_plays(boards, dice, variant)
+        afterstates = _afterstates(_boards_of(rows).copy(), parent, rows[:, STEP_COLS.start : ROW].copy(), dice_used,
+                                   np.zeros(len(rows), dtype=bool))
+    return replace(afterstates, origins=boards)
 
 
 def plain(variant: Variant) -> bool:

@@ -79,9 +79,9 @@ def best_play_of_every_roll(evaluator: ProbabilityEvaluator, boards: np.ndarray,
     a roll in full): ``best`` (N, 21) its index in ``afterstates`` (every play of every roll), ``probs``
     (N, 21, 5) its probabilities for the mover."""
     n = len(boards)
-    origins = np.repeat(boards, len(ROLLS), axis=0)
-    afterstates = generate(origins, np.tile(ROLLS, (n, 1)), check=False, variant=evaluator.variant)
-    best, probs = zero_ply_choice(evaluator, afterstates, afterstates.extra_roll, keep, origins)
+    afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
+                           variant=evaluator.variant)
+    best, probs = zero_ply_choice(evaluator, afterstates, afterstates.extra_roll, keep)
     return afterstates, best.reshape(n, len(ROLLS)), probs.reshape(n, len(ROLLS), 5)
 
 

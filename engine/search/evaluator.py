@@ -95,15 +95,15 @@ SCREEN_KEEP = 5
 
 
 def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates, again: np.ndarray,
-                    keep: int = SCREEN_KEEP, origins: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    keep: int = SCREEN_KEEP) -> tuple[np.ndarray, np.ndarray]:
     """``(best, probs)``: each group's best afterstate at 0-ply (flat index) and its (G, 5) probabilities for
     the mover.
 
     With an evaluator that has a ``screen`` (a pruning net, above), as gnubg
     prunes inside its searches: only the ``keep`` plays of each group that the screen ranks
     best are judged in full, with every play the screen does not judge (NaN) and every play
-    after which the mover rolls again. ``origins``, the boards the afterstates were generated from, lets the
-    screen judge each play from its starting board (``played`` above).
+    after which the mover rolls again. A screen with ``played`` judges each play from the board it started
+    from (``afterstates.origins``, where the generator gave them).
     """
     boards, offsets = afterstates.boards, afterstates.offsets
     screen = getattr(evaluator, "screen", None)
@@ -113,6 +113,7 @@ def zero_ply_choice(evaluator: ProbabilityEvaluator, afterstates: Afterstates, a
     if len(crowded):  # groups with plays to prune
         scores = np.full(len(boards), np.nan)
         played = getattr(screen, "played", None)
+        origins = afterstates.origins
         scores[crowded] = (screen(boards[crowded]) if origins is None or played is None
                            else played(boards[crowded], origins, afterstates.parent[crowded]))
         unjudged = np.isnan(scores)
