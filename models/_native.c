@@ -6,6 +6,8 @@
  * a board of a search sets about 40 of the 204, so adding the weight rows of those alone is a fifth of the
  * dense product's work, and the encoded rows are never written out at all. A wide layer adds each point's
  * units as one row of a table summed when the weights are read (set_point below): a dozen rows or so a board.
+ * The screen of a search's plays starts from the board they were played from: its sums once for all its rolls'
+ * plays, then each play's few changed inputs (screen_moves_layer).
  *
  * Boards are the engine's layout (engine/rules/board.py): 26 int8 cells seen from the side on roll, [0] the
  * opponent's bar, [1..24] the points (> 0 the mover's, < 0 the opponent's, whose own point q is the mover's
