@@ -7,7 +7,7 @@
  * dense product's work, and the encoded rows are never written out at all. A wide layer adds each point's
  * units as one row of a table summed when the weights are read (set_point below): a dozen rows or so a board.
  * The screen of a search's plays starts from the board they were played from: its sums once for all its rolls'
- * plays, then each play's few changed inputs (screen_moves_layer).
+ * plays, then each play's few changed inputs (screen_moves_layer, called by screen with the starting boards).
  *
  * Boards are the engine's layout (engine/rules/board.py): 26 int8 cells seen from the side on roll, [0] the
  * opponent's bar, [1..24] the points (> 0 the mover's, < 0 the opponent's, whose own point q is the mover's
@@ -612,71 +612,45 @@ static void screen_moves_layer(const signed char *boards, Py_ssize_t rows, const
     }
 }
 
+/* screen(boards, w1, b1, w2, b2, escape_table, points, out[, origins, parent]): screen_layer, or with the boards the
+ * plays started from screen_moves_layer. */
 static PyObject *screen(PyObject *self, PyObject *args)
 {
-    Py_buffer boards, w1, b1, w2, b2, escape_table, points, out;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*", &boards, &w1, &b1, &w2, &b2, &escape_table, &points, &out))
+    Py_buffer boards, w1, b1, w2, b2, escape_table, points, out, origins = {0}, parent = {0};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*|y*y*", &boards, &w1, &b1, &w2, &b2, &escape_table, &points, &out,
+                          &origins, &parent))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t rows = boards.len / CELLS, hidden = b1.len / (Py_ssize_t)sizeof(float);
-    if (boards.len % CELLS || hidden == 0 || hidden > 512
-        || w1.len != TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
-        || w2.len != hidden * 6 * (Py_ssize_t)sizeof(float) || b2.len != 6 * (Py_ssize_t)sizeof(float)
-        || escape_table.len != ESCAPE_MASKS * (Py_ssize_t)sizeof(double) || points.len != 6 * (Py_ssize_t)sizeof(double)
-        || out.len != rows * (Py_ssize_t)sizeof(double)) {
-        PyErr_SetString(PyExc_ValueError, "screen: boards (N, 26) int8, w1 (204, H), b1 (H,), w2 (H, 6), b2 (6,) "
-                                          "float32 (H <= 512), escape_table (4096,) and points (6,) float64, "
-                                          "out (N,) float64, all C-contiguous");
-        goto done;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    screen_layer(boards.buf, rows, w1.buf, b1.buf, hidden, w2.buf, b2.buf, escape_table.buf, points.buf, out.buf);
-    Py_END_ALLOW_THREADS
-    result = Py_NewRef(Py_None);
-done:
-    PyBuffer_Release(&boards);
-    PyBuffer_Release(&w1);
-    PyBuffer_Release(&b1);
-    PyBuffer_Release(&w2);
-    PyBuffer_Release(&b2);
-    PyBuffer_Release(&escape_table);
-    PyBuffer_Release(&points);
-    PyBuffer_Release(&out);
-    return result;
-}
-
-static PyObject *screen_moves(PyObject *self, PyObject *args)
-{
-    Py_buffer boards, origins, parent, w1, b1, w2, b2, escape_table, points, out;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*w*", &boards, &origins, &parent, &w1, &b1, &w2, &b2, &escape_table,
-                          &points, &out))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t rows = boards.len / CELLS, hidden = b1.len / (Py_ssize_t)sizeof(float);
-    Py_ssize_t starts = origins.len / CELLS;
-    int ok = boards.len % CELLS == 0 && origins.len % CELLS == 0 && parent.len == rows * (Py_ssize_t)sizeof(long long)
-             && hidden > 0 && hidden <= 512 && w1.len == TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
+    int from_origins = origins.buf != NULL;
+    int ok = boards.len % CELLS == 0 && hidden > 0 && hidden <= 512
+             && w1.len == TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
              && w2.len == hidden * 6 * (Py_ssize_t)sizeof(float) && b2.len == 6 * (Py_ssize_t)sizeof(float)
              && escape_table.len == ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
-             && points.len == 6 * (Py_ssize_t)sizeof(double) && out.len == rows * (Py_ssize_t)sizeof(double);
-    for (Py_ssize_t r = 0; ok && r < rows; r++)
-        ok = ((const long long *)parent.buf)[r] >= 0 && ((const long long *)parent.buf)[r] < starts;
+             && points.len == 6 * (Py_ssize_t)sizeof(double) && out.len == rows * (Py_ssize_t)sizeof(double)
+             && (!from_origins || (parent.buf != NULL && origins.len % CELLS == 0
+                                   && parent.len == rows * (Py_ssize_t)sizeof(long long)));
+    for (Py_ssize_t r = 0; ok && from_origins && r < rows; r++) {
+        long long start = ((const long long *)parent.buf)[r];
+        ok = start >= 0 && start < origins.len / CELLS;
+    }
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "screen_moves: boards (N, 26) and origins (P, 26) int8, parent (N,) int64 "
-                                          "indices into origins, w1 (204, H), b1 (H,), w2 (H, 6), b2 (6,) float32 "
-                                          "(H <= 512), escape_table (4096,) and points (6,) float64, out (N,) float64, "
-                                          "all C-contiguous");
+        PyErr_SetString(PyExc_ValueError, "screen: boards (N, 26) int8, w1 (204, H), b1 (H,), w2 (H, 6), b2 (6,) "
+                                          "float32 (H <= 512), escape_table (4096,) and points (6,) float64, "
+                                          "out (N,) float64, and with origins (P, 26) int8 its parent (N,) int64 "
+                                          "indices into them, all C-contiguous");
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, w1.buf, b1.buf, hidden, w2.buf, b2.buf,
-                       escape_table.buf, points.buf, out.buf);
+    if (from_origins)
+        screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, w1.buf, b1.buf, hidden, w2.buf, b2.buf,
+                           escape_table.buf, points.buf, out.buf);
+    else
+        screen_layer(boards.buf, rows, w1.buf, b1.buf, hidden, w2.buf, b2.buf, escape_table.buf, points.buf, out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
     PyBuffer_Release(&boards);
-    PyBuffer_Release(&origins);
-    PyBuffer_Release(&parent);
     PyBuffer_Release(&w1);
     PyBuffer_Release(&b1);
     PyBuffer_Release(&w2);
@@ -684,6 +658,10 @@ done:
     PyBuffer_Release(&escape_table);
     PyBuffer_Release(&points);
     PyBuffer_Release(&out);
+    if (origins.buf != NULL)
+        PyBuffer_Release(&origins);
+    if (parent.buf != NULL)
+        PyBuffer_Release(&parent);
     return result;
 }
 
@@ -693,11 +671,9 @@ static PyMethodDef methods[] = {
      "the points' units from table (models.inference.point_table of weight); the encoding is tesauro198, "
      "tesauro198+race, contact-v1 or contact-v2 by the weight's rows."},
     {"screen", screen, METH_VARARGS,
-     "screen(boards, w1, b1, w2, b2, escape_table, points, out): a pruning net's equity of each afterstate for the "
-     "side that moved, NaN where it does not judge; out in place."},
-    {"screen_moves", screen_moves, METH_VARARGS,
-     "screen_moves(boards, origins, parent, w1, b1, w2, b2, escape_table, points, out): screen's answers, each "
-     "afterstate boards[r] played from origins[parent[r]] and summed from that board's first layer."},
+     "screen(boards, w1, b1, w2, b2, escape_table, points, out[, origins, parent]): a pruning net's equity of each "
+     "afterstate for the side that moved, NaN where it does not judge; out in place. With origins, boards[r] was "
+     "played from origins[parent[r]] and is summed from that board's first layer."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -63,9 +63,8 @@ from gammon.models.features import escape_table
 try:  # the first layer summed straight from the boards (models/_native.c); an install without a C compiler lacks it
     from gammon.models._native import first_layer as native_first_layer
     from gammon.models._native import screen as native_screen
-    from gammon.models._native import screen_moves as native_screen_moves
 except ImportError:
-    native_first_layer = native_screen = native_screen_moves = None
+    native_first_layer = native_screen = None
 
 NUMPY_FORMAT = "gammon-weights-numpy"
 NUMPY_VERSION = 1
@@ -397,10 +396,9 @@ class Screen:
             return self(boards)
         first, inverse = distinct_rows(np.asarray(boards))
         out = np.empty(len(first))
-        native_screen_moves(np.ascontiguousarray(boards[first], dtype=np.int8),
-                            np.ascontiguousarray(origins, dtype=np.int8),
-                            np.ascontiguousarray(parent[first], dtype=np.int64), *self._weights, escape_table(),
-                            RESULT_POINTS, out)
+        native_screen(np.ascontiguousarray(boards[first], dtype=np.int8), *self._weights, escape_table(), RESULT_POINTS,
+                      out, np.ascontiguousarray(origins, dtype=np.int8),
+                      np.ascontiguousarray(parent[first], dtype=np.int64))
         return out[inverse]
 
 
