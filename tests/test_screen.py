@@ -119,6 +119,9 @@ def test_the_screen_of_plays_from_their_starting_boards_answers_as_the_plain_one
     shuffled = np.random.default_rng(1).permutation(len(after.boards))
     np.testing.assert_allclose(screen.played(after.boards[shuffled], origins, after.parent[shuffled]), played[shuffled],
                                atol=1e-12)
+    # a search through it gives the plain screen's probabilities
+    np.testing.assert_allclose(searched(analyst, starts, screen, plies=2),
+                               searched(analyst, starts, lambda boards: screen(boards), plies=2), atol=1e-6)
 
 
 def _bars_and_bear_off_in_contact():
