@@ -572,8 +572,9 @@ static void screen_moves_layer(const signed char *boards, Py_ssize_t rows, const
     second_layer_rows(w2, hidden, w2t);
     for (Py_ssize_t r = 0; r < rows; r++) {
         const signed char *b = boards + r * CELLS, *o = origins + parent[r] * CELLS;
-        if (parent[r] != current) {                      /* a new starting board: its sums and its tally */
-            current = parent[r];
+        if (parent[r] != current && (current < 0 || memcmp(o, origins + current * CELLS, CELLS))) {
+            current = parent[r];                         /* a new starting board (not the last one repeated for
+                                                          * another roll): its sums and its tally */
             signed char turned[CELLS];
             turn_round(o, turned);
             active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
@@ -622,13 +623,13 @@ static PyObject *screen(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t rows = boards.len / CELLS, hidden = b1.len / (Py_ssize_t)sizeof(float);
-    int from_origins = origins.buf != NULL;
+    int from_origins = origins.obj != NULL;
     int ok = boards.len % CELLS == 0 && hidden > 0 && hidden <= 512
              && w1.len == TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
              && w2.len == hidden * 6 * (Py_ssize_t)sizeof(float) && b2.len == 6 * (Py_ssize_t)sizeof(float)
              && escape_table.len == ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
              && points.len == 6 * (Py_ssize_t)sizeof(double) && out.len == rows * (Py_ssize_t)sizeof(double)
-             && (!from_origins || (parent.buf != NULL && origins.len % CELLS == 0
+             && (!from_origins || (parent.obj != NULL && origins.len % CELLS == 0
                                    && parent.len == rows * (Py_ssize_t)sizeof(long long)));
     for (Py_ssize_t r = 0; ok && from_origins && r < rows; r++) {
         long long start = ((const long long *)parent.buf)[r];
@@ -658,10 +659,8 @@ done:
     PyBuffer_Release(&escape_table);
     PyBuffer_Release(&points);
     PyBuffer_Release(&out);
-    if (origins.buf != NULL)
-        PyBuffer_Release(&origins);
-    if (parent.buf != NULL)
-        PyBuffer_Release(&parent);
+    PyBuffer_Release(&origins);                          /* a buffer never filled is released as nothing */
+    PyBuffer_Release(&parent);
     return result;
 }
 

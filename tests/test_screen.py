@@ -10,8 +10,10 @@ from gammon.engine.rules.board import flip, starting_board
 from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
 from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
+from gammon.engine.rules.outcomes import RESULT_POINTS
 from gammon.engine.search.analysis import DEEP_SEARCH, position_probs, searched_afterstates
 from gammon.engine.search.evaluator import SCREEN_KEEP, afterstate_equity
+from gammon.models.features import escape_table
 from gammon.models.inference import load_screen, native_screen, pruning_path
 from gammon.models.players import load_analyst
 
@@ -111,6 +113,7 @@ def test_the_screen_of_plays_from_their_starting_boards_answers_as_the_plain_one
     origins = np.repeat(starts, len(ROLLS), axis=0)
     after = generate(origins, np.tile(ROLLS, (len(starts), 1)))
     screen = analyst.evaluator.screen
+    assert screen._compiled
     plain = screen(after.boards)
     played = screen.played(after.boards, origins, after.parent)
     assert np.array_equal(np.isnan(played), np.isnan(plain)) and np.isnan(plain).any() and not np.isnan(plain).all()
@@ -122,6 +125,17 @@ def test_the_screen_of_plays_from_their_starting_boards_answers_as_the_plain_one
     # a search through it gives the plain screen's probabilities
     np.testing.assert_allclose(searched(analyst, starts, screen, plies=2),
                                searched(analyst, starts, lambda boards: screen(boards), plies=2), atol=1e-6)
+
+
+@pytest.mark.skipif(native_screen is None, reason="models/_native.c was not built (no C compiler)")
+def test_the_compiled_screen_refuses_starting_boards_it_cannot_index(analyst):
+    screen = analyst.evaluator.screen
+    boards = generate(starting_board()[None], np.array([[3, 1]])).boards
+    args = (boards, *screen._weights, escape_table(), RESULT_POINTS, np.empty(len(boards)))
+    for extra in [(starting_board()[None],), (starting_board()[None], np.full(len(boards), 1)),
+                  (starting_board()[None], np.full(len(boards) + 1, 0))]:
+        with pytest.raises(ValueError, match="origins"):
+            native_screen(*args, *extra)
 
 
 def _bars_and_bear_off_in_contact():

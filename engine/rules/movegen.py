@@ -122,7 +122,7 @@ class Afterstates:
     dice_used: np.ndarray
     extra_roll: np.ndarray  # (M,) bool: the mover rolls again after this play, unless it ended the game
     # (N, 26) int8 (28 in Acey-Deucey): the boards the plays start from, ``origins[parent[k]]`` that of ``boards[k]``
-    # (generate's input; a pruning net judges each play from it, engine.search.evaluator.zero_ply_choice)
+    # (generate's input itself, not a copy; a pruning net judges each play from it, zero_ply_choice)
     origins: np.ndarray | None = None
 
     @cached_property
