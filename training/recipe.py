@@ -116,12 +116,14 @@ RECIPES = {
     # +0.631 and -0.038. A seventh generation chose 0.09 mp a move better, inside the noise. The fits and the
     # pruning nets run on two threads (1.78x faster; the labelling workers are idle meanwhile); TD stays on one
     # (1.09x). A first generation at contact=1024x256 ended 0.36 and 0.14 mp a move better on two sets of dice
-    # (+0.02 ppg against pubeval and gnubg-nn), its generations about 1.3 times as long: not adopted until timed.
+    # (+0.02 ppg against pubeval and gnubg-nn), its generations about 1.3 times as long; timed from random weights
+    # on a third (--seed 3): 2 h 11 min of stages, +0.619 against pubeval and -0.009 against gnubg-nn. So the
+    # contact net is 1024x256 (a 2-ply hint with such a net takes about 1.4 times as long as with the shipped one).
     "quick": Recipe(
         td=Config(games=300_000, threads=1, seed=1, eval_every=50_000, eval_games=1_000,
                   nets="contact=contact-v2,race=race-v1"),
         generations=[
-            DistillConfig(positions=200_000, seed=11, fresh="contact=512x256", split="hash", cosine=True, epochs=30,
+            DistillConfig(positions=200_000, seed=11, fresh="contact=1024x256", split="hash", cosine=True, epochs=30,
                           screen=True, threads=2),
         ] + [
             DistillConfig(positions=200_000, seed=11 + i, replay=i - 1, relabel=True, split="hash", cosine=True,
