@@ -67,6 +67,15 @@ INLINE void set(Active *a, int column, float value)
     a->value[a->count++] = value;
 }
 
+/* Tesauro's four units of n checkers (none: all zero). */
+INLINE void units(int n, float *u)
+{
+    u[0] = n >= 1;
+    u[1] = n >= 2;
+    u[2] = n >= 3;
+    u[3] = n > 3 ? (float)((n - 3) / 2.0) : 0.0f;
+}
+
 /* Tesauro's four units of n > 0 checkers of a side (0 the mover, 1 the opponent) on its point p: n >= 1, n >= 2,
  * n >= 3 and (n - 3) / 2 for n > 3. ``tabled``: as one row of the point table, where a wide layer's four rows
  * were summed once when the weights were read (models/inference.py's point_table, row (side, p, n - 1)), so that a
@@ -78,14 +87,11 @@ INLINE void set_point(Active *a, int tabled, int side, int p, int n)
         a->point[a->points++] = (side * POINTS + p - 1) * CHECKERS + n - 1;
         return;
     }
-    int column = side * 4 * POINTS + 4 * (p - 1);
-    set(a, column, 1.0f);
-    if (n >= 2)
-        set(a, column + 1, 1.0f);
-    if (n >= 3)
-        set(a, column + 2, 1.0f);
-    if (n > 3)
-        set(a, column + 3, (float)((n - 3) / 2.0));
+    float u[4];
+    units(n, u);
+    for (int k = 0; k < 4; k++)
+        if (u[k] != 0.0f)
+            set(a, side * 4 * POINTS + 4 * (p - 1) + k, u[k]);
 }
 
 /* One side's checkers by the mover's point number (models/features.py's Sides): mine[1..24] the mover's
@@ -456,41 +462,6 @@ INLINE double screen_equity(float *h, Py_ssize_t hidden, const float *w2t, const
     return -(double)equity / total;
 }
 
-/* A pruning net's cubeless equity of each afterstate for the side that just moved (models/inference.py's Screen):
- * NaN where the game is over (the mover has no checker left) or the position is a race; else the net (tesauro198+race,
- * one hidden layer, ReLU, six exclusive results) judges the board turned round, the opponent on roll, and the
- * softmax of its logits is weighed by ``points``, the results' points for the side on roll, its sign turned. */
-VECTOR_CLONES
-static void screen_layer(const signed char *boards, Py_ssize_t rows, const float *w1, const float *b1,
-                         Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
-                         const double *points, double *out)
-{
-    Active a;
-    float h[512], w2t[6 * 512];
-    second_layer_rows(w2, hidden, w2t);
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        const signed char *b = boards + r * CELLS;
-        int mine = 0, my_back = 0, their_back = 0;
-        for (int p = 1; p <= 25; p++)
-            if (b[p] > 0) {
-                mine += b[p];
-                my_back = p;
-            }
-        for (int p = 24; p >= 0; p--)                    /* the opponent's rearmost: its bar, else its highest */
-            if (p == 0 ? b[0] > 0 : b[p] < 0)
-                their_back = p == 0 ? 25 : 25 - p;
-        if (mine == 0 || my_back + their_back <= 25) {   /* over, or a race: the search judges it in full */
-            out[r] = NAN;
-            continue;
-        }
-        signed char turned[CELLS];
-        turn_round(b, turned);
-        active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
-        board_sums(&a, NULL, w1, hidden, b1, h);
-        out[r] = screen_equity(h, hidden, w2t, b2, points);
-    }
-}
-
 /* What the screen's inputs other than the points' units (columns 192..203) rest on, kept for the board a play
  * starts from and brought up to date with each cell the play changes. Seen from the mover (the board's own side):
  * checkers on the board and the bar, pips (the opponent's in its own numbering), and the points held as bits
@@ -527,22 +498,61 @@ INLINE void tally_cell(Tally *t, int c, int before, int n)
     t->their_points = theirs ? t->their_points | their_bit : t->their_points & ~their_bit;
 }
 
+/* A side's rearmost point from its points as bits (none: 0). */
+INLINE int rearmost(unsigned points)
+{
+    return points ? 31 - __builtin_clz(points) : 0;
+}
+
+/* The tally of a whole board. */
+INLINE void tally_board(const signed char *b, Tally *t)
+{
+    memset(t, 0, sizeof *t);
+    for (int c = 0; c < CELLS; c++)
+        tally_cell(t, c, 0, b[c]);
+}
+
+/* Whether the screen judges the board: the mover has checkers left and the sides can still meet (not a race);
+ * the search judges the others in full. */
+INLINE int screened(const Tally *t)
+{
+    return t->mine > 0 && rearmost(t->my_points) + rearmost(t->their_points) > 25;
+}
+
 /* Columns 192..203 of the board turned round (the opponent on roll), from the mover's tally and the board's bars. */
 INLINE void turned_columns(const signed char *b, const Tally *t, float *v)
 {
-    Counts k = {b[0], b[25], t->theirs, t->mine, t->their_pips, t->my_pips,
-                t->their_points ? 31 - __builtin_clz(t->their_points) : 0,
-                t->my_points ? 31 - __builtin_clz(t->my_points) : 0};
+    Counts k = {b[0], b[25], t->theirs, t->mine, t->their_pips, t->my_pips, rearmost(t->their_points),
+                rearmost(t->my_points)};
     count_columns(&k, v);
 }
 
-/* Tesauro's four units of n checkers (none: all zero). */
-INLINE void units(int n, float *u)
+/* A pruning net's cubeless equity of each afterstate for the side that just moved (models/inference.py's Screen):
+ * NaN where the game is over (the mover has no checker left) or the position is a race; else the net (tesauro198+race,
+ * one hidden layer, ReLU, six exclusive results) judges the board turned round, the opponent on roll, and the
+ * softmax of its logits is weighed by ``points``, the results' points for the side on roll, its sign turned. */
+VECTOR_CLONES
+static void screen_layer(const signed char *boards, Py_ssize_t rows, const float *w1, const float *b1,
+                         Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
+                         const double *points, double *out)
 {
-    u[0] = n >= 1;
-    u[1] = n >= 2;
-    u[2] = n >= 3;
-    u[3] = n > 3 ? (float)((n - 3) / 2.0) : 0.0f;
+    Active a;
+    float h[512], w2t[6 * 512];
+    second_layer_rows(w2, hidden, w2t);
+    Tally t;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const signed char *b = boards + r * CELLS;
+        tally_board(b, &t);
+        if (!screened(&t)) {
+            out[r] = NAN;
+            continue;
+        }
+        signed char turned[CELLS];
+        turn_round(b, turned);
+        active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
+        board_sums(&a, NULL, w1, hidden, b1, h);
+        out[r] = screen_equity(h, hidden, w2t, b2, points);
+    }
 }
 
 /* The units of one side's point that change from ``before`` to ``after`` checkers, as (column, difference). */
@@ -579,9 +589,7 @@ static void screen_moves_layer(const signed char *boards, Py_ssize_t rows, const
             turn_round(o, turned);
             active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
             board_sums(&a, NULL, w1, hidden, b1, start);
-            memset(&t0, 0, sizeof t0);
-            for (int c = 0; c < CELLS; c++)
-                tally_cell(&t0, c, 0, o[c]);
+            tally_board(o, &t0);
             turned_columns(o, &t0, rest0);
         }
         t = t0;
@@ -598,9 +606,7 @@ static void screen_moves_layer(const signed char *boards, Py_ssize_t rows, const
             changed_units(&a, 0, 25 - c, o[c] < 0 ? -o[c] : 0, b[c] < 0 ? -b[c] : 0);
             changed_units(&a, 1, c, o[c] > 0 ? o[c] : 0, b[c] > 0 ? b[c] : 0);
         }
-        int my_back = t.my_points ? 31 - __builtin_clz(t.my_points) : 0;
-        int their_back = t.their_points ? 31 - __builtin_clz(t.their_points) : 0;
-        if (t.mine == 0 || my_back + their_back <= 25) { /* over, or a race: the search judges it in full */
+        if (!screened(&t)) {
             out[r] = NAN;
             continue;
         }
