@@ -80,6 +80,27 @@ def test_a_search_over_many_positions_goes_in_chunks_with_the_same_answers(monke
     assert np.allclose(position_probs(PipEvaluator(), boards, 2)[3], position_probs(PipEvaluator(), boards[3:4], 2)[0])
 
 
+class CountingEvaluator(PipEvaluator):
+    """PipEvaluator that counts the boards it is asked about."""
+
+    judged = 0
+
+    def probabilities(self, boards):
+        self.judged += len(boards)
+        return super().probabilities(boards)
+
+
+@pytest.mark.parametrize("plies", [1, 2])
+def test_a_position_met_twice_is_searched_once_with_one_answer(plies):
+    first, second = starting_board(), starting_board()
+    second[6], second[4] = 4, 1
+    repeated, once = CountingEvaluator(), CountingEvaluator()
+    probs = position_probs(repeated, np.stack([first, second, first, first, second]), plies)
+    alone = position_probs(once, np.stack([first, second]), plies)
+    assert repeated.judged == once.judged
+    assert np.allclose(probs, alone[[0, 1, 0, 0, 1]], atol=1e-12)
+
+
 def test_janowski_dead_and_live_extremes():
     p = np.array([0.7, 0.2, 0.0, 0.05, 0.0])
     assert float(cubeful_equity(p, Cube(), 0.0)) == pytest.approx(float(cubeless_equity(p)))

@@ -24,7 +24,7 @@ from gammon.engine.cube.match import match_play_values
 from gammon.engine.cube.money import cube_efficiency, cubeful_equity, money_cube_equities
 from gammon.engine.cube.state import Cube, CubeDecision, cube_actions
 from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
-from gammon.engine.rules.groups import best_in_groups
+from gammon.engine.rules.groups import best_in_groups, distinct_rows
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import afterstate_probs, cubeless_equity, result_points, swap_sides
 from gammon.engine.search.evaluator import SCREEN_KEEP, ProbabilityEvaluator, zero_ply_choice
@@ -60,9 +60,18 @@ def position_probs(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
         evaluator, plies = searching, 0
     if plies == 0 or len(boards) == 0:
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64).reshape(len(boards), 5)
-    if len(boards) > SEARCH_CHUNK:
-        return np.concatenate([position_probs(evaluator, boards[i:i + SEARCH_CHUNK], plies, depth=depth)
-                               for i in range(0, len(boards), SEARCH_CHUNK)])
+    # Each distinct position searched once: a search meets many twice or more (every roll that dances from the
+    # bar leaves the same board, and plays of different rolls can meet in one). Nearly a quarter of a 3-ply
+    # hint's positions at its deepest ply are repeats (benchmarks/RESULTS.md).
+    first, inverse = distinct_rows(boards)
+    distinct = boards[first]
+    probs = np.concatenate([_searched_piece(evaluator, distinct[i:i + SEARCH_CHUNK], plies, depth)
+                            for i in range(0, len(distinct), SEARCH_CHUNK)])
+    return probs[inverse]
+
+
+def _searched_piece(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int, depth: int) -> np.ndarray:
+    """:func:`position_probs` of at most :data:`SEARCH_CHUNK` distinct boards, ``plies`` > 0."""
     n = len(boards)
     keep = 1 if plies == 1 and depth >= DEEP_SEARCH else SCREEN_KEEP
     afterstates, best, static = best_play_of_every_roll(evaluator, boards, keep)
