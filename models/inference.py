@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import threading
 from pathlib import Path
 from typing import NamedTuple
 
@@ -264,8 +265,18 @@ class OneSidedCounts:
         return exclusive_results(self.probabilities(boards))
 
 
+# Sides a one-sided race net remembers (about 19 MB): a search meets the same side again and again, under every
+# play of the other side and in every piece of its batch. Over a 3-ply hint nine in ten sides the net is asked
+# about it has answered before (benchmarks/RESULTS.md).
+REMEMBERED_SIDES = 1 << 14
+
+
 class OneSidedNet(OneSidedCounts):
-    """A one-sided race net in numpy: one side's inputs -> hidden layers -> three softmaxes over 0..bins-1 rolls."""
+    """A one-sided race net in numpy: one side's inputs -> hidden layers -> three softmaxes over 0..bins-1 rolls.
+
+    Its weights never change, so it keeps the answers for the last :data:`REMEMBERED_SIDES` sides it judged
+    (forgetting them all when full) and judges only the sides it has not seen.
+    """
 
     kind = ONE_SIDED
 
@@ -273,8 +284,34 @@ class OneSidedNet(OneSidedCounts):
         self.layers = layers
         self.bins = int(bins)
         self.hidden = tuple(len(layer.bias) for layer in layers[:-1])
+        self._slots: dict[bytes, int] = {}  # a side's bytes -> its row of _answers
+        self._answers = np.zeros((0, len(HEADS), self.bins))
+        self._used = 0  # rows of _answers written (a side met twice in one batch takes two)
+        self._lock = threading.Lock()  # a server may judge from several threads
 
     def side_counts(self, counts: np.ndarray) -> np.ndarray:
+        counts = np.ascontiguousarray(counts, dtype=np.int8)
+        if len(counts) > REMEMBERED_SIDES:  # more than it can keep: judged, not remembered
+            return self._judged(counts)
+        keys = counts.view(np.dtype((np.void, counts.shape[1]))).ravel().tolist()
+        with self._lock:
+            slots = np.fromiter((self._slots.get(key, -1) for key in keys), dtype=np.int64, count=len(keys))
+            unseen = np.flatnonzero(slots < 0)
+            if self._used + len(unseen) > REMEMBERED_SIDES:  # full: forget every side
+                self._slots.clear()
+                self._used = 0
+                slots[:], unseen = -1, np.arange(len(keys))
+            if len(unseen):
+                if len(self._answers) == 0:
+                    self._answers = np.zeros((REMEMBERED_SIDES, len(HEADS), self.bins))
+                new = np.arange(self._used, self._used + len(unseen))
+                self._used += len(unseen)
+                self._answers[new] = self._judged(counts[unseen])
+                self._slots.update(zip((keys[i] for i in unseen.tolist()), new.tolist()))
+                slots[unseen] = new
+            return self._answers[slots]
+
+    def _judged(self, counts: np.ndarray) -> np.ndarray:
         logits = forward(self.layers, one_sided_inputs(counts))
         return softmax(logits.reshape(len(counts), len(HEADS), self.bins))
 

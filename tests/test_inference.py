@@ -20,6 +20,7 @@ from gammon.models.inference import (
     SPARSE_FIRST_LAYER,
     DenseNet,
     Layer,
+    OneSidedNet,
     companion,
     companion_path,
     file_digest,
@@ -164,6 +165,31 @@ def test_a_batch_judged_in_pieces_answers_as_judged_whole(boards, monkeypatch):
     whole = twin.probabilities(boards)
     monkeypatch.setattr(inference, "NET_PIECE", 7)  # pieces mixing contact and race boards
     np.testing.assert_allclose(twin.probabilities(boards), whole, atol=1e-6)
+
+
+def test_a_one_sided_net_remembers_the_sides_it_judged_and_answers_as_if_it_did_not(monkeypatch):
+    shipped = load_player("default").model.nets["race"]
+    judged = []
+
+    class Counting(OneSidedNet):
+        def _judged(self, counts):
+            judged.append(len(counts))
+            return super()._judged(counts)
+
+    rng = np.random.default_rng(3)
+    sides = np.zeros((120, 24), dtype=np.int8)
+    for side in sides:  # up to 15 checkers anywhere on the 24 points
+        np.add.at(side, rng.integers(0, 24, size=rng.integers(1, 16)), 1)
+    plain = shipped._judged(sides)
+    monkeypatch.setattr(inference, "REMEMBERED_SIDES", 50)
+    net = Counting(shipped.layers, shipped.bins)
+    for rows, new in [(np.arange(30), 30), (np.arange(30), 0), (np.arange(20, 45), 15),
+                      (np.r_[40:50, 45:50], 15),  # 45 + 10 > 50: all forgotten, the repeats judged twice
+                      (np.arange(5), 5), (np.arange(45, 50), 0),
+                      (np.arange(120), 120)]:  # more than it keeps: judged whole
+        judged.clear()
+        np.testing.assert_allclose(net.side_counts(sides[rows]), plain[rows], rtol=0, atol=1e-12)
+        assert sum(judged) == new
 
 
 @pytest.mark.parametrize("weights", sorted(MODELS.glob("*.pt")), ids=lambda p: p.stem)
