@@ -382,14 +382,14 @@ def default_databases() -> Databases:
 
 
 def _survival(dist: np.ndarray) -> np.ndarray:
-    """``out[:, n] = P(count >= n)`` for distributions over 0..B-1."""
-    return np.cumsum(dist[:, ::-1], axis=1)[:, ::-1]
+    """``out[..., n] = P(count >= n)`` for distributions over 0..B-1 (the last axis)."""
+    return np.cumsum(dist[..., ::-1], axis=-1)[..., ::-1]
 
 
-def _beyond(dist: np.ndarray) -> np.ndarray:
-    """``out[:, n] = P(count > n)`` for distributions over 0..B-1."""
-    out = np.zeros_like(dist)
-    out[:, :-1] = _survival(dist)[:, 1:]
+def _beyond(survival: np.ndarray) -> np.ndarray:
+    """``out[..., n] = P(count > n)`` from :func:`_survival`'s ``P(count >= n)``."""
+    out = np.zeros_like(survival)
+    out[..., :-1] = survival[..., 1:]
     return out
 
 
@@ -441,21 +441,24 @@ def race_probabilities(mine: RaceDistributions, theirs: RaceDistributions, my_no
     out of ``mine`` and ``theirs`` when these hold each distinct side once: a search's batch
     repeats sides, and each side's tails are then summed once.
     """
+    one_set = mine is theirs
     bins = max(d.shape[1] for d in (*mine, *theirs))
     mine = RaceDistributions(*(_padded(d, bins) for d in mine))
-    theirs = RaceDistributions(*(_padded(d, bins) for d in theirs))
+    theirs = mine if one_set else RaceDistributions(*(_padded(d, bins) for d in theirs))
     if my_rows is None:
         my_rows, their_rows = np.arange(len(mine.rolls)), np.arange(len(theirs.rolls))
-
-    def dot(a: np.ndarray, a_rows: np.ndarray, b: np.ndarray, b_rows: np.ndarray) -> np.ndarray:
-        return np.einsum("ij,ij->i", a[a_rows], b[b_rows])
-
+    # each side's tails summed once, (sides, 3, bins): P(rolls >= n), P(first >= n), P(clear >= n)
+    their_tails = _survival(np.stack(theirs, axis=1))
+    my_tails = their_tails if one_set else _survival(np.stack(mine, axis=1))
+    # I win (a gammon, a backgammon) when I finish within as many rolls as it needs (to bear one off, to clear)
+    won = np.einsum("nb,nkb->nk", mine.rolls[my_rows], their_tails[their_rows])
+    # I lose (...) when it finishes in fewer rolls than I need (to bear one off, to clear): its n-th roll comes
+    # after my n-th
+    lost = np.einsum("nb,nkb->nk", theirs.rolls[their_rows], _beyond(my_tails[:, 1:])[my_rows])
     probs = np.zeros((len(my_rows), 5))
-    probs[:, 0] = dot(mine.rolls, my_rows, _survival(theirs.rolls), their_rows)
-    probs[:, 1] = np.where(their_none_off, dot(mine.rolls, my_rows, _survival(theirs.first), their_rows), 0.0)
-    probs[:, 2] = np.where(their_none_off, dot(mine.rolls, my_rows, _survival(theirs.clear), their_rows), 0.0)
-    probs[:, 3] = np.where(my_none_off, dot(theirs.rolls, their_rows, _beyond(mine.first), my_rows), 0.0)
-    probs[:, 4] = np.where(my_none_off, dot(theirs.rolls, their_rows, _beyond(mine.clear), my_rows), 0.0)
+    probs[:, 0] = won[:, 0]
+    probs[:, 1:3] = np.where(their_none_off[:, None], won[:, 1:], 0.0)
+    probs[:, 3:5] = np.where(my_none_off[:, None], lost, 0.0)
     probs[:, 1] = np.minimum(probs[:, 1], probs[:, 0])
     probs[:, 2] = np.minimum(probs[:, 2], probs[:, 1])
     probs[:, 3] = np.minimum(probs[:, 3], np.maximum(1.0 - probs[:, 0], 0.0))
