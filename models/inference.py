@@ -275,7 +275,9 @@ class OneSidedNet(OneSidedCounts):
     """A one-sided race net in numpy: one side's inputs -> hidden layers -> three softmaxes over 0..bins-1 rolls.
 
     Its weights never change, so it keeps the answers for the last :data:`REMEMBERED_SIDES` sides it judged
-    (forgetting them all when full) and judges only the sides it has not seen.
+    (forgetting them all when full) and judges only the sides it has not seen. A remembered answer is the one
+    the side got in the batch that first held it: the same to float rounding (a few 1e-7) as it would get in
+    today's batch, as the products of any net differ slightly with the batch's size.
     """
 
     kind = ONE_SIDED

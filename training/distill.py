@@ -294,7 +294,8 @@ def label_positions(boards: np.ndarray, chunk: int, partial: Path, runner: Runne
     Pieces may finish in any order; the finished ones that follow each other from the first
     are saved to ``partial`` at most every ``save_every`` seconds (and at the end), so that a
     killed run resumes near where it stopped without rewriting an ever-growing file after
-    every piece. The labels do not depend on the runner: a search is deterministic.
+    every piece. The labels do not depend on the runner, beyond float rounding (a process's
+    race net answers a side it has met before as it did then: models.inference.OneSidedNet).
     """
     done = np.load(partial)["labels"] if partial.exists() else np.zeros((0, 6), np.float32)
     labels, waiting, upto = [done], {}, len(done)
