@@ -266,8 +266,8 @@ class OneSidedCounts:
 
 
 # Sides a one-sided race net remembers (about 19 MB): a search meets the same side again and again, under every
-# play of the other side and in every piece of its batch. Over a 3-ply hint nine in ten sides the net is asked
-# about it has answered before (benchmarks/RESULTS.md).
+# play of the other side and in every piece of its batch. Over 20 3-ply hints in one process, nine in ten sides
+# the net was asked about it had answered before (benchmarks/RESULTS.md).
 REMEMBERED_SIDES = 1 << 14
 
 
