@@ -44,6 +44,7 @@ from gammon.engine.records.formats import board_from_position_id, position_id
 from gammon.engine.rules.board import CONTACT, CRASHED, position_class
 from gammon.engine.rules.movegen import generate
 from gammon.engine.search.analysis import rank_moves
+from gammon.models.inference import kernels
 from gammon.models.players import load_analyst
 
 POSITIONS = Path(__file__).resolve().parent / "data" / "thinking_positions.jsonl"
@@ -170,7 +171,7 @@ def main(argv=None) -> int:
         net.evaluator.screen = None
     positions = read_positions(args.positions)
     rank_moves(net, *positions[0], 1)  # warm up: the databases and the escape table are loaded once
-    report = {"screen": getattr(net.evaluator, "screen", None) is not None,
+    report = {"screen": getattr(net.evaluator, "screen", None) is not None, "kernels": kernels(),
               "hints": [hint_latency(net, positions, int(p), gnubg_nn) for p in args.plies.split(",")],
               "commands": [] if args.no_commands else command_wall(),
               "match": [] if args.match_plies == "none" else match_analysis(net, [int(p) for p in
@@ -178,7 +179,7 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"pruning net: {'on' if report['screen'] else 'off'}")
+    print(f"pruning net: {'on' if report['screen'] else 'off'}; kernels: {report['kernels']}")
     for r in report["hints"]:
         line = f"{r['plies']}-ply hint, {r['positions']} positions: ours median {r['ours_median_ms']:.1f} ms " \
                f"(mean {r['ours_mean_ms']:.1f})"

@@ -40,15 +40,6 @@
 #define CHECKERS 15
 #define POINTS 24
 #define POINT_ROWS (2 * POINTS * CHECKERS)
-
-/* The kernels compiled for several levels of the x86-64 instruction set (AVX-512, AVX2 with the bit-counting
- * instructions, the baseline), the best one the processor has chosen when the module loads; everything they
- * call is inlined into each. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define VECTOR_CLONES
-#endif
 #define INLINE static inline __attribute__((always_inline))
 
 /* The inputs a board sets: each point holding checkers as one row of the point table (below), the other inputs as
@@ -322,144 +313,12 @@ INLINE void active_inputs(const signed char *b, Py_ssize_t inputs, int tabled, c
     }
 }
 
-/* Sixteen columns summed as one vector (GNU C's vector extension: the compiler splits it into what the
- * processor has), several at once: their running sums stay in registers over a board's inputs, and eight
- * independent sums keep the multiply-adds in flight. */
-typedef float Vector __attribute__((vector_size(64), aligned(4)));
-#define LANES 16
-
-/* Columns j0 .. j0 + vectors * LANES - 1 of one board's sums (``vectors`` a constant where it is inlined). */
-INLINE void block_sums(const Active *a, const float *table, const float *weight, Py_ssize_t width, const float *bias,
-                       Py_ssize_t j0, int vectors, float *o)
-{
-    Vector sum[8];
-    for (int k = 0; k < vectors; k++)
-        sum[k] = ((const Vector *)(bias + j0))[k];
-    for (int t = 0; t < a->points; t++) {
-        const Vector *w = (const Vector *)(table + (Py_ssize_t)a->point[t] * width + j0);
-        for (int k = 0; k < vectors; k++)
-            sum[k] += w[k];
-    }
-    for (int t = 0; t < a->count; t++) {
-        const Vector *w = (const Vector *)(weight + (Py_ssize_t)a->column[t] * width + j0);
-        float v = a->value[t];
-        for (int k = 0; k < vectors; k++)
-            sum[k] += v * w[k];
-    }
-    for (int k = 0; k < vectors; k++)
-        ((Vector *)(o + j0))[k] = sum[k];
-}
-
-/* One board's sums over all ``width`` columns. */
-INLINE void board_sums(const Active *a, const float *table, const float *weight, Py_ssize_t width, const float *bias,
-                       float *o)
-{
-    Py_ssize_t j0 = 0;
-    for (; j0 + 8 * LANES <= width; j0 += 8 * LANES)
-        block_sums(a, table, weight, width, bias, j0, 8, o);
-    for (; j0 + 4 * LANES <= width; j0 += 4 * LANES)
-        block_sums(a, table, weight, width, bias, j0, 4, o);
-    for (Py_ssize_t j = j0; j < width; j++) {            /* the columns past the last whole vectors */
-        float sum = bias[j];
-        for (int t = 0; t < a->points; t++)
-            sum += table[(Py_ssize_t)a->point[t] * width + j];
-        for (int t = 0; t < a->count; t++)
-            sum += a->value[t] * weight[(Py_ssize_t)a->column[t] * width + j];
-        o[j] = sum;
-    }
-}
-
-VECTOR_CLONES
-static void tesauro_layer(const signed char *boards, Py_ssize_t rows, const float *table, const float *weight,
-                          Py_ssize_t inputs, const float *bias, Py_ssize_t width, const double *escape_table, float *out)
-{
-    Active a;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        active_inputs(boards + r * CELLS, inputs, 1, escape_table, &a);
-        board_sums(&a, table, weight, width, bias, out + r * width);
-    }
-}
-
-static PyObject *first_layer(PyObject *self, PyObject *args)
-{
-    Py_buffer boards, table, weight, bias, escape_table, out;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*", &boards, &table, &weight, &bias, &escape_table, &out))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t width = bias.len / (Py_ssize_t)sizeof(float);
-    Py_ssize_t rows = boards.len / CELLS;
-    Py_ssize_t inputs = width ? weight.len / (Py_ssize_t)sizeof(float) / width : 0;
-    if (boards.len % CELLS || width == 0 || (inputs != TESAURO && inputs != TESAURO_RACE && inputs != CONTACT_V1
-                                             && inputs != CONTACT_V2)
-        || weight.len != inputs * width * (Py_ssize_t)sizeof(float)
-        || table.len != POINT_ROWS * width * (Py_ssize_t)sizeof(float)
-        || escape_table.len != ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
-        || out.len != rows * width * (Py_ssize_t)sizeof(float)) {
-        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, table (2, 24, 15, H), weight (198, 204, 232 "
-                                          "or 240, H), bias (H,) and out (N, H) float32, escape_table (4096,) float64, "
-                                          "all C-contiguous");
-        goto done;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    tesauro_layer(boards.buf, rows, table.buf, weight.buf, inputs, bias.buf, width, escape_table.buf, out.buf);
-    Py_END_ALLOW_THREADS
-    result = Py_NewRef(Py_None);
-done:
-    PyBuffer_Release(&boards);
-    PyBuffer_Release(&table);
-    PyBuffer_Release(&weight);
-    PyBuffer_Release(&bias);
-    PyBuffer_Release(&escape_table);
-    PyBuffer_Release(&out);
-    return result;
-}
-
 /* The pruning net's second layer, a row per result (its weights (hidden, 6) turned to (6, hidden)). */
 INLINE void second_layer_rows(const float *w2, Py_ssize_t hidden, float *w2t)
 {
     for (Py_ssize_t j = 0; j < hidden; j++)
         for (int k = 0; k < 6; k++)
             w2t[k * hidden + j] = w2[j * 6 + k];
-}
-
-typedef float Half __attribute__((vector_size(32), aligned(4)));
-typedef float Quarter __attribute__((vector_size(16), aligned(4)));
-
-/* The sum of a vector's sixteen lanes, halving it three times (not sixteen additions one after another). */
-INLINE float lane_sum(const Vector *v)
-{
-    Half half = ((const Half *)v)[0] + ((const Half *)v)[1];
-    Quarter quarter = ((const Quarter *)&half)[0] + ((const Quarter *)&half)[1];
-    return (quarter[0] + quarter[2]) + (quarter[1] + quarter[3]);
-}
-
-/* The mover's equity from the pruning net's first-layer sums ``h`` of the board turned round (the opponent on roll):
- * ReLU, the second layer, the softmax of the six logits weighed by ``points`` (the results' points for the side on
- * roll), its sign turned. ``h`` is overwritten. */
-INLINE double screen_equity(float *h, Py_ssize_t hidden, const float *w2t, const float *b2, const double *points)
-{
-    float logits[6], top = -INFINITY, total = 0.0f, equity = 0.0f;
-    for (Py_ssize_t j = 0; j < hidden; j++)
-        h[j] = h[j] > 0.0f ? h[j] : 0.0f;
-    Vector lanes[6] = {{0}};                             /* each result: sixteen hidden units to a vector */
-    Py_ssize_t j = 0;
-    for (; j + LANES <= hidden; j += LANES)
-        for (int k = 0; k < 6; k++)
-            lanes[k] += *(const Vector *)(h + j) * *(const Vector *)(w2t + k * hidden + j);
-    for (int k = 0; k < 6; k++) {
-        float sum = b2[k] + lane_sum(&lanes[k]);
-        for (Py_ssize_t i = j; i < hidden; i++)
-            sum += h[i] * w2t[k * hidden + i];
-        logits[k] = sum;
-        top = sum > top ? sum : top;
-    }
-    for (int k = 0; k < 6; k++) {
-        logits[k] = expf(logits[k] - top);
-        total += logits[k];
-    }
-    for (int k = 0; k < 6; k++)
-        equity += logits[k] * (float)points[k];
-    return -(double)equity / total;
 }
 
 /* What the screen's inputs other than the points' units (columns 192..203) rest on, kept for the board a play
@@ -527,34 +386,6 @@ INLINE void turned_columns(const signed char *b, const Tally *t, float *v)
     count_columns(&k, v);
 }
 
-/* A pruning net's cubeless equity of each afterstate for the side that just moved (models/inference.py's Screen):
- * NaN where the game is over (the mover has no checker left) or the position is a race; else the net (tesauro198+race,
- * one hidden layer, ReLU, six exclusive results) judges the board turned round, the opponent on roll, and the
- * softmax of its logits is weighed by ``points``, the results' points for the side on roll, its sign turned. */
-VECTOR_CLONES
-static void screen_layer(const signed char *boards, Py_ssize_t rows, const float *w1, const float *b1,
-                         Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
-                         const double *points, double *out)
-{
-    Active a;
-    float h[512], w2t[6 * 512];
-    second_layer_rows(w2, hidden, w2t);
-    Tally t;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        const signed char *b = boards + r * CELLS;
-        tally_board(b, &t);
-        if (!screened(&t)) {
-            out[r] = NAN;
-            continue;
-        }
-        signed char turned[CELLS];
-        turn_round(b, turned);
-        active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
-        board_sums(&a, NULL, w1, hidden, b1, h);
-        out[r] = screen_equity(h, hidden, w2t, b2, points);
-    }
-}
-
 /* The units of one side's point that change from ``before`` to ``after`` checkers, as (column, difference). */
 INLINE void changed_units(Active *a, int side, int p, int before, int after)
 {
@@ -566,57 +397,132 @@ INLINE void changed_units(Active *a, int side, int p, int before, int after)
             set(a, side * 4 * POINTS + 4 * (p - 1) + k, u1[k] - u0[k]);
 }
 
-/* The screen of afterstates each given with the board its play started from (``origins[parent[r]]``, the same
- * side's view): the answers of screen_layer, the first layer's sums taken from the starting board's (summed once
- * for all its rolls' plays) plus the inputs the play changed, a few a play where the board sets about forty. */
-VECTOR_CLONES
-static void screen_moves_layer(const signed char *boards, Py_ssize_t rows, const signed char *origins,
+/* The vector kernels (models/_kernels.h), one set for each instruction set compiled, the best one the processor has
+ * chosen when the module loads. With GCC on x86-64: AVX-512, AVX2 (with FMA and the bit-counting instructions) and
+ * the baseline, each with vectors its registers' width; elsewhere one set of 16-byte vectors (SSE, NEON). */
+typedef struct {
+    const char *name;
+    void (*tesauro_layer)(const signed char *boards, Py_ssize_t rows, const float *table, const float *weight,
+                          Py_ssize_t inputs, const float *bias, Py_ssize_t width, const double *escape_table,
+                          float *out);
+    void (*screen_layer)(const signed char *boards, Py_ssize_t rows, const float *w1, const float *b1,
+                         Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
+                         const double *points, double *out);
+    void (*screen_moves_layer)(const signed char *boards, Py_ssize_t rows, const signed char *origins,
                                const long long *parent, const float *w1, const float *b1, Py_ssize_t hidden,
                                const float *w2, const float *b2, const double *escape_table, const double *points,
-                               double *out)
+                               double *out);
+} Kernels;
+
+#define PASTED(name, set) name##_##set
+#define NAMED(name, set) PASTED(name, set)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define SEVERAL_SETS
+#define SET(name) NAMED(name, v4)
+#define SET_NAME "x86-64-v4"
+#define KERNEL __attribute__((target("arch=x86-64-v4")))
+#define VECTOR_BYTES 64
+#include "_kernels.h"
+#undef SET
+#undef SET_NAME
+#undef KERNEL
+#undef VECTOR_BYTES
+#define SET(name) NAMED(name, v3)
+#define SET_NAME "x86-64-v3"
+#define KERNEL __attribute__((target("arch=x86-64-v3")))
+#define VECTOR_BYTES 32
+#include "_kernels.h"
+#undef SET
+#undef SET_NAME
+#undef KERNEL
+#undef VECTOR_BYTES
+#endif
+#define SET(name) NAMED(name, baseline)
+#define SET_NAME "baseline"
+#define KERNEL
+#define VECTOR_BYTES 16
+#include "_kernels.h"
+
+/* The sets compiled, the baseline first, each better than the one before. */
+static const Kernels *const SETS[] = {
+    &kernels_baseline,
+#ifdef SEVERAL_SETS
+    &kernels_v3,
+    &kernels_v4,
+#endif
+};
+
+static const Kernels *kernels;                           /* the set in use */
+
+/* Whether this processor runs a set's instructions. */
+static int runs(const Kernels *set)
 {
-    Active a;
-    float h[512], start[512], w2t[6 * 512], rest0[12] = {0}, rest[12];
-    Tally t0 = {0}, t;
-    long long current = -1;
-    second_layer_rows(w2, hidden, w2t);
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        const signed char *b = boards + r * CELLS, *o = origins + parent[r] * CELLS;
-        if (parent[r] != current && (current < 0 || memcmp(o, origins + current * CELLS, CELLS))) {
-            current = parent[r];                         /* a new starting board (not the last one repeated for
-                                                          * another roll): its sums and its tally */
-            signed char turned[CELLS];
-            turn_round(o, turned);
-            active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
-            board_sums(&a, NULL, w1, hidden, b1, start);
-            tally_board(o, &t0);
-            turned_columns(o, &t0, rest0);
+#ifdef SEVERAL_SETS
+    __builtin_cpu_init();
+    if (set == &kernels_v3)
+        return __builtin_cpu_supports("x86-64-v3");
+    if (set == &kernels_v4)
+        return __builtin_cpu_supports("x86-64-v4");
+#endif
+    return set == &kernels_baseline;
+}
+
+/* instruction_set([name]): the name of the kernels' set in use; with a name, the set of that name in its place (for
+ * tests and benchmarks to compare the sets), its predecessor's name returned. */
+static PyObject *instruction_set(PyObject *self, PyObject *args)
+{
+    const char *name = NULL;
+    if (!PyArg_ParseTuple(args, "|s", &name))
+        return NULL;
+    PyObject *before = PyUnicode_FromString(kernels->name);
+    if (!before || !name)
+        return before;
+    for (size_t k = 0; k < sizeof SETS / sizeof *SETS; k++)
+        if (!strcmp(SETS[k]->name, name)) {
+            if (!runs(SETS[k])) {
+                Py_DECREF(before);
+                return PyErr_Format(PyExc_ValueError, "instruction_set: this processor does not run %s", name);
+            }
+            kernels = SETS[k];
+            return before;
         }
-        t = t0;
-        a.count = a.points = 0;
-        unsigned changed = 0;                            /* bit c: cell c differs, found without a branch a cell */
-        for (int c = 0; c < CELLS; c++)
-            changed |= (unsigned)(b[c] != o[c]) << c;
-        for (; changed; changed &= changed - 1) {
-            int c = __builtin_ctz(changed);
-            tally_cell(&t, c, o[c], b[c]);
-            if (c == 0 || c == 25)
-                continue;                                /* the bars are columns 192 and 193 (below) */
-            /* the cell turned round: the side on roll's point 25 - c, the mover's own point c */
-            changed_units(&a, 0, 25 - c, o[c] < 0 ? -o[c] : 0, b[c] < 0 ? -b[c] : 0);
-            changed_units(&a, 1, c, o[c] > 0 ? o[c] : 0, b[c] > 0 ? b[c] : 0);
-        }
-        if (!screened(&t)) {
-            out[r] = NAN;
-            continue;
-        }
-        turned_columns(b, &t, rest);
-        for (int k = 0; k < 12; k++)
-            if (rest[k] != rest0[k])
-                set(&a, 192 + k, rest[k] - rest0[k]);
-        board_sums(&a, NULL, w1, hidden, start, h);      /* the starting board's sums in place of the bias */
-        out[r] = screen_equity(h, hidden, w2t, b2, points);
+    Py_DECREF(before);
+    return PyErr_Format(PyExc_ValueError, "instruction_set: no set named %s (baseline, x86-64-v3, x86-64-v4)", name);
+}
+
+static PyObject *first_layer(PyObject *self, PyObject *args)
+{
+    Py_buffer boards, table, weight, bias, escape_table, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*", &boards, &table, &weight, &bias, &escape_table, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t width = bias.len / (Py_ssize_t)sizeof(float);
+    Py_ssize_t rows = boards.len / CELLS;
+    Py_ssize_t inputs = width ? weight.len / (Py_ssize_t)sizeof(float) / width : 0;
+    if (boards.len % CELLS || width == 0 || (inputs != TESAURO && inputs != TESAURO_RACE && inputs != CONTACT_V1
+                                             && inputs != CONTACT_V2)
+        || weight.len != inputs * width * (Py_ssize_t)sizeof(float)
+        || table.len != POINT_ROWS * width * (Py_ssize_t)sizeof(float)
+        || escape_table.len != ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
+        || out.len != rows * width * (Py_ssize_t)sizeof(float)) {
+        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, table (2, 24, 15, H), weight (198, 204, 232 "
+                                          "or 240, H), bias (H,) and out (N, H) float32, escape_table (4096,) float64, "
+                                          "all C-contiguous");
+        goto done;
     }
+    Py_BEGIN_ALLOW_THREADS
+    kernels->tesauro_layer(boards.buf, rows, table.buf, weight.buf, inputs, bias.buf, width, escape_table.buf, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&boards);
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&weight);
+    PyBuffer_Release(&bias);
+    PyBuffer_Release(&escape_table);
+    PyBuffer_Release(&out);
+    return result;
 }
 
 /* screen(boards, w1, b1, w2, b2, escape_table, points, out[, origins, parent]): screen_layer, or with the boards the
@@ -650,10 +556,10 @@ static PyObject *screen(PyObject *self, PyObject *args)
     }
     Py_BEGIN_ALLOW_THREADS
     if (from_origins)
-        screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, w1.buf, b1.buf, hidden, w2.buf, b2.buf,
+        kernels->screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, w1.buf, b1.buf, hidden, w2.buf, b2.buf,
                            escape_table.buf, points.buf, out.buf);
     else
-        screen_layer(boards.buf, rows, w1.buf, b1.buf, hidden, w2.buf, b2.buf, escape_table.buf, points.buf, out.buf);
+        kernels->screen_layer(boards.buf, rows, w1.buf, b1.buf, hidden, w2.buf, b2.buf, escape_table.buf, points.buf, out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -679,6 +585,9 @@ static PyMethodDef methods[] = {
      "screen(boards, w1, b1, w2, b2, escape_table, points, out[, origins, parent]): a pruning net's equity of each "
      "afterstate for the side that moved, NaN where it does not judge; out in place. With origins, boards[r] was "
      "played from origins[parent[r]] and is summed from that board's first layer."},
+    {"instruction_set", instruction_set, METH_VARARGS,
+     "instruction_set([name]) -> str: the kernels' instruction set in use (baseline, x86-64-v3 or x86-64-v4); with a "
+     "name, that set in its place, where this processor runs it, and the previous set's name returned."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -687,5 +596,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "Compiled 
 
 PyMODINIT_FUNC PyInit__native(void)
 {
+    kernels = SETS[0];
+    for (size_t k = 1; k < sizeof SETS / sizeof *SETS; k++)
+        if (runs(SETS[k]))
+            kernels = SETS[k];
     return PyModule_Create(&module);
 }

@@ -63,9 +63,17 @@ from gammon.models.features import escape_table
 
 try:  # the first layer summed straight from the boards (models/_native.c); an install without a C compiler lacks it
     from gammon.models._native import first_layer as native_first_layer
+    from gammon.models._native import instruction_set as native_instruction_set
     from gammon.models._native import screen as native_screen
 except ImportError:
-    native_first_layer = native_screen = None
+    native_first_layer = native_screen = native_instruction_set = None
+
+
+def kernels() -> str:
+    """What sums the nets' first layers: the compiled kernels' instruction set (baseline, x86-64-v3 or x86-64-v4, the
+    best the processor runs), or numpy where the install built no kernels. Benchmarks print it beside their figures."""
+    return "numpy" if native_instruction_set is None else f"compiled, {native_instruction_set()}"
+
 
 NUMPY_FORMAT = "gammon-weights-numpy"
 NUMPY_VERSION = 1

@@ -18,3 +18,16 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(params=["baseline", "x86-64-v3", "x86-64-v4"])
+def instruction_set(request):
+    """The compiled nets' kernels (models/_native.c) of each instruction set in turn, where the processor runs it:
+    each set has its own vectors, so each is checked."""
+    native = pytest.importorskip("gammon.models._native", reason="models/_native.c was not built (no C compiler)")
+    try:
+        before = native.instruction_set(request.param)
+    except ValueError as fault:
+        pytest.skip(str(fault))
+    yield request.param
+    native.instruction_set(before)

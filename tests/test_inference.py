@@ -90,6 +90,24 @@ def test_the_kernels_are_compiled_where_a_c_compiler_is():
     assert compiled_plays is not None  # and engine/rules/_native.c
 
 
+@compiled
+def test_the_compiled_kernels_use_the_best_instruction_set_the_processor_runs():
+    from gammon.models import _native
+
+    chosen = _native.instruction_set()
+    runnable = []
+    for name in ("baseline", "x86-64-v3", "x86-64-v4"):  # each better than the one before
+        try:
+            _native.instruction_set(name)
+            runnable.append(name)
+        except ValueError as fault:
+            assert name in str(fault)
+    _native.instruction_set(chosen)
+    assert runnable[0] == "baseline" and chosen == runnable[-1]
+    with pytest.raises(ValueError, match="no set named avx9"):
+        _native.instruction_set("avx9")
+
+
 def _compiled_layer(boards, layer):
     out = np.empty((len(boards), len(layer.bias)), dtype=np.float32)
     native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), point_table(layer.weight), layer.weight,
@@ -99,7 +117,7 @@ def _compiled_layer(boards, layer):
 
 @compiled
 @pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2"])
-def test_the_compiled_first_layer_reads_the_encoding_exactly(boards, encoding):
+def test_the_compiled_first_layer_reads_the_encoding_exactly(boards, encoding, instruction_set):
     """With the identity for weights, the layer's sums are the inputs themselves: each to the last bit."""
     encode, inputs = encoder(encoding)
     mixed = np.concatenate([boards, _edge_boards(), flip(boards[:500])])
@@ -110,7 +128,7 @@ def test_the_compiled_first_layer_reads_the_encoding_exactly(boards, encoding):
 @compiled
 @pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2"])
 @pytest.mark.parametrize("width", [64, 512, 200, 70, 5])  # blocks of 128 and 64 columns, and rests
-def test_the_compiled_first_layer_sums_the_encoded_inputs(boards, encoding, width):
+def test_the_compiled_first_layer_sums_the_encoded_inputs(boards, encoding, width, instruction_set):
     encode, inputs = encoder(encoding)
     (layer,) = _random_layers([(inputs, width)])
     mixed = np.concatenate([boards, _edge_boards()])

@@ -84,7 +84,7 @@ def test_the_deepest_ply_of_a_deep_search_plays_the_screens_first_choice(analyst
 
 
 @pytest.mark.skipif(native_screen is None, reason="models/_native.c was not built (no C compiler)")
-def test_the_compiled_screen_answers_as_the_numpy_one(analyst, middle_game):
+def test_the_compiled_screen_answers_as_the_numpy_one(analyst, middle_game, instruction_set):
     """NaN for the same afterstates (games over, races), the same equities to float rounding."""
     screen = analyst.evaluator.screen
     assert screen._compiled
@@ -105,7 +105,8 @@ def test_the_compiled_screen_answers_as_the_numpy_one(analyst, middle_game):
 
 
 @pytest.mark.skipif(native_screen is None, reason="models/_native.c was not built (no C compiler)")
-def test_the_screen_of_plays_from_their_starting_boards_answers_as_the_plain_one(analyst, middle_game):
+def test_the_screen_of_plays_from_their_starting_boards_answers_as_the_plain_one(analyst, middle_game,
+                                                                                 instruction_set):
     """Screen.played, each afterstate summed from the board its play started from plus the inputs it changed: the
     plain screen's NaN and equities to float rounding, also for hits, entries from the bar, bearing off in contact and
     plays that leave a race, whichever order the afterstates come in."""

@@ -1,0 +1,190 @@
+/* The vector kernels of models/_native.c, compiled once for each instruction set it includes this file for: before
+ * each inclusion it sets VECTOR_BYTES (the width of the set's registers), SET(name) (the name the set gives a function
+ * here), SET_NAME (the set's own) and KERNEL (the set's target attribute, or nothing).
+ *
+ * A board's sums run over LANES columns as one vector (GNU C's vector extension), several vectors at once: their
+ * running sums stay in registers over a board's inputs, and up to eight independent sums keep the multiply-adds in
+ * flight. The vector is the width of the set's registers: GCC splits a wider one through memory, which made the
+ * 64-byte vectors of the AVX-512 kernels ten times slower on a processor with AVX2 alone (benchmarks/RESULTS.md). */
+
+#define LANES (VECTOR_BYTES / (int)sizeof(float))
+#define KERNEL_INLINE KERNEL static inline __attribute__((always_inline))
+typedef float SET(Vector) __attribute__((vector_size(VECTOR_BYTES), aligned(4)));
+#define Vector SET(Vector)
+
+/* Columns j0 .. j0 + vectors * LANES - 1 of one board's sums (``vectors`` a constant where it is inlined). */
+KERNEL_INLINE void SET(block_sums)(const Active *a, const float *table, const float *weight, Py_ssize_t width, const float *bias,
+                       Py_ssize_t j0, int vectors, float *o)
+{
+    Vector sum[8];
+    for (int k = 0; k < vectors; k++)
+        sum[k] = ((const Vector *)(bias + j0))[k];
+    for (int t = 0; t < a->points; t++) {
+        const Vector *w = (const Vector *)(table + (Py_ssize_t)a->point[t] * width + j0);
+        for (int k = 0; k < vectors; k++)
+            sum[k] += w[k];
+    }
+    for (int t = 0; t < a->count; t++) {
+        const Vector *w = (const Vector *)(weight + (Py_ssize_t)a->column[t] * width + j0);
+        float v = a->value[t];
+        for (int k = 0; k < vectors; k++)
+            sum[k] += v * w[k];
+    }
+    for (int k = 0; k < vectors; k++)
+        ((Vector *)(o + j0))[k] = sum[k];
+}
+
+/* One board's sums over all ``width`` columns. */
+KERNEL_INLINE void SET(board_sums)(const Active *a, const float *table, const float *weight, Py_ssize_t width, const float *bias,
+                       float *o)
+{
+    Py_ssize_t j0 = 0;
+    for (; j0 + 8 * LANES <= width; j0 += 8 * LANES)
+        SET(block_sums)(a, table, weight, width, bias, j0, 8, o);
+    for (; j0 + 4 * LANES <= width; j0 += 4 * LANES)
+        SET(block_sums)(a, table, weight, width, bias, j0, 4, o);
+    for (Py_ssize_t j = j0; j < width; j++) {            /* the columns past the last whole vectors */
+        float sum = bias[j];
+        for (int t = 0; t < a->points; t++)
+            sum += table[(Py_ssize_t)a->point[t] * width + j];
+        for (int t = 0; t < a->count; t++)
+            sum += a->value[t] * weight[(Py_ssize_t)a->column[t] * width + j];
+        o[j] = sum;
+    }
+}
+
+KERNEL static void SET(tesauro_layer)(const signed char *boards, Py_ssize_t rows, const float *table, const float *weight,
+                          Py_ssize_t inputs, const float *bias, Py_ssize_t width, const double *escape_table, float *out)
+{
+    Active a;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        active_inputs(boards + r * CELLS, inputs, 1, escape_table, &a);
+        SET(board_sums)(&a, table, weight, width, bias, out + r * width);
+    }
+}
+
+/* The sum of a vector's lanes, halving it (not one addition after another): for sixteen lanes the order the
+ * AVX-512 kernels have always used. */
+KERNEL_INLINE float SET(lane_sum)(const Vector *v)
+{
+    float f[LANES];
+    memcpy(f, v, sizeof f);
+    for (int width = LANES / 2; width > 0; width /= 2)
+        for (int i = 0; i < width; i++)
+            f[i] += f[i + width];
+    return f[0];
+}
+
+/* The mover's equity from the pruning net's first-layer sums ``h`` of the board turned round (the opponent on roll):
+ * ReLU, the second layer, the softmax of the six logits weighed by ``points`` (the results' points for the side on
+ * roll), its sign turned. ``h`` is overwritten. */
+KERNEL_INLINE double SET(screen_equity)(float *h, Py_ssize_t hidden, const float *w2t, const float *b2, const double *points)
+{
+    float logits[6], top = -INFINITY, total = 0.0f, equity = 0.0f;
+    for (Py_ssize_t j = 0; j < hidden; j++)
+        h[j] = h[j] > 0.0f ? h[j] : 0.0f;
+    Vector lanes[6] = {{0}};                             /* each result: LANES hidden units to a vector */
+    Py_ssize_t j = 0;
+    for (; j + LANES <= hidden; j += LANES)
+        for (int k = 0; k < 6; k++)
+            lanes[k] += *(const Vector *)(h + j) * *(const Vector *)(w2t + k * hidden + j);
+    for (int k = 0; k < 6; k++) {
+        float sum = b2[k] + SET(lane_sum)(&lanes[k]);
+        for (Py_ssize_t i = j; i < hidden; i++)
+            sum += h[i] * w2t[k * hidden + i];
+        logits[k] = sum;
+        top = sum > top ? sum : top;
+    }
+    for (int k = 0; k < 6; k++) {
+        logits[k] = expf(logits[k] - top);
+        total += logits[k];
+    }
+    for (int k = 0; k < 6; k++)
+        equity += logits[k] * (float)points[k];
+    return -(double)equity / total;
+}
+
+/* A pruning net's cubeless equity of each afterstate for the side that just moved (models/inference.py's Screen):
+ * NaN where the game is over (the mover has no checker left) or the position is a race; else the net (tesauro198+race,
+ * one hidden layer, ReLU, six exclusive results) judges the board turned round, the opponent on roll, and the
+ * softmax of its logits is weighed by ``points``, the results' points for the side on roll, its sign turned. */
+KERNEL static void SET(screen_layer)(const signed char *boards, Py_ssize_t rows, const float *w1, const float *b1,
+                         Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
+                         const double *points, double *out)
+{
+    Active a;
+    float h[512], w2t[6 * 512];
+    second_layer_rows(w2, hidden, w2t);
+    Tally t;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const signed char *b = boards + r * CELLS;
+        tally_board(b, &t);
+        if (!screened(&t)) {
+            out[r] = NAN;
+            continue;
+        }
+        signed char turned[CELLS];
+        turn_round(b, turned);
+        active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
+        SET(board_sums)(&a, NULL, w1, hidden, b1, h);
+        out[r] = SET(screen_equity)(h, hidden, w2t, b2, points);
+    }
+}
+
+/* The screen of afterstates each given with the board its play started from (``origins[parent[r]]``, the same
+ * side's view): the answers of SET(screen_layer), the first layer's sums taken from the starting board's (summed once
+ * for all its rolls' plays) plus the inputs the play changed, a few a play where the board sets about forty. */
+KERNEL static void SET(screen_moves_layer)(const signed char *boards, Py_ssize_t rows, const signed char *origins,
+                               const long long *parent, const float *w1, const float *b1, Py_ssize_t hidden,
+                               const float *w2, const float *b2, const double *escape_table, const double *points,
+                               double *out)
+{
+    Active a;
+    float h[512], start[512], w2t[6 * 512], rest0[12] = {0}, rest[12];
+    Tally t0 = {0}, t;
+    long long current = -1;
+    second_layer_rows(w2, hidden, w2t);
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const signed char *b = boards + r * CELLS, *o = origins + parent[r] * CELLS;
+        if (parent[r] != current && (current < 0 || memcmp(o, origins + current * CELLS, CELLS))) {
+            current = parent[r];                         /* a new starting board (not the last one repeated for
+                                                          * another roll): its sums and its tally */
+            signed char turned[CELLS];
+            turn_round(o, turned);
+            active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
+            SET(board_sums)(&a, NULL, w1, hidden, b1, start);
+            tally_board(o, &t0);
+            turned_columns(o, &t0, rest0);
+        }
+        t = t0;
+        a.count = a.points = 0;
+        unsigned changed = 0;                            /* bit c: cell c differs, found without a branch a cell */
+        for (int c = 0; c < CELLS; c++)
+            changed |= (unsigned)(b[c] != o[c]) << c;
+        for (; changed; changed &= changed - 1) {
+            int c = __builtin_ctz(changed);
+            tally_cell(&t, c, o[c], b[c]);
+            if (c == 0 || c == 25)
+                continue;                                /* the bars are columns 192 and 193 (below) */
+            /* the cell turned round: the side on roll's point 25 - c, the mover's own point c */
+            changed_units(&a, 0, 25 - c, o[c] < 0 ? -o[c] : 0, b[c] < 0 ? -b[c] : 0);
+            changed_units(&a, 1, c, o[c] > 0 ? o[c] : 0, b[c] > 0 ? b[c] : 0);
+        }
+        if (!screened(&t)) {
+            out[r] = NAN;
+            continue;
+        }
+        turned_columns(b, &t, rest);
+        for (int k = 0; k < 12; k++)
+            if (rest[k] != rest0[k])
+                set(&a, 192 + k, rest[k] - rest0[k]);
+        SET(board_sums)(&a, NULL, w1, hidden, start, h);      /* the starting board's sums in place of the bias */
+        out[r] = SET(screen_equity)(h, hidden, w2t, b2, points);
+    }
+}
+
+static const Kernels SET(kernels) = {SET_NAME, SET(tesauro_layer), SET(screen_layer), SET(screen_moves_layer)};
+
+#undef Vector
+#undef KERNEL_INLINE
+#undef LANES
