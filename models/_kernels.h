@@ -13,8 +13,8 @@ typedef float SET(Vector) __attribute__((vector_size(VECTOR_BYTES), aligned(4)))
 #define Vector SET(Vector)
 
 /* Columns j0 .. j0 + vectors * LANES - 1 of one board's sums (``vectors`` a constant where it is inlined). */
-KERNEL_INLINE void SET(block_sums)(const Active *a, const float *table, const float *weight, Py_ssize_t width, const float *bias,
-                       Py_ssize_t j0, int vectors, float *o)
+KERNEL_INLINE void SET(block_sums)(const Active *a, const float *table, const float *weight, Py_ssize_t width,
+                                   const float *bias, Py_ssize_t j0, int vectors, float *o)
 {
     Vector sum[8];
     for (int k = 0; k < vectors; k++)
@@ -35,8 +35,8 @@ KERNEL_INLINE void SET(block_sums)(const Active *a, const float *table, const fl
 }
 
 /* One board's sums over all ``width`` columns. */
-KERNEL_INLINE void SET(board_sums)(const Active *a, const float *table, const float *weight, Py_ssize_t width, const float *bias,
-                       float *o)
+KERNEL_INLINE void SET(board_sums)(const Active *a, const float *table, const float *weight, Py_ssize_t width,
+                                   const float *bias, float *o)
 {
     Py_ssize_t j0 = 0;
     for (; j0 + 8 * LANES <= width; j0 += 8 * LANES)
@@ -53,8 +53,9 @@ KERNEL_INLINE void SET(board_sums)(const Active *a, const float *table, const fl
     }
 }
 
-KERNEL static void SET(tesauro_layer)(const signed char *boards, Py_ssize_t rows, const float *table, const float *weight,
-                          Py_ssize_t inputs, const float *bias, Py_ssize_t width, const double *escape_table, float *out)
+KERNEL static void SET(tesauro_layer)(const signed char *boards, Py_ssize_t rows, const float *table,
+                                      const float *weight, Py_ssize_t inputs, const float *bias, Py_ssize_t width,
+                                      const double *escape_table, float *out)
 {
     Active a;
     for (Py_ssize_t r = 0; r < rows; r++) {
@@ -78,7 +79,8 @@ KERNEL_INLINE float SET(lane_sum)(const Vector *v)
 /* The mover's equity from the pruning net's first-layer sums ``h`` of the board turned round (the opponent on roll):
  * ReLU, the second layer, the softmax of the six logits weighed by ``points`` (the results' points for the side on
  * roll), its sign turned. ``h`` is overwritten. */
-KERNEL_INLINE double SET(screen_equity)(float *h, Py_ssize_t hidden, const float *w2t, const float *b2, const double *points)
+KERNEL_INLINE double SET(screen_equity)(float *h, Py_ssize_t hidden, const float *w2t, const float *b2,
+                                        const double *points)
 {
     float logits[6], top = -INFINITY, total = 0.0f, equity = 0.0f;
     for (Py_ssize_t j = 0; j < hidden; j++)
@@ -109,8 +111,8 @@ KERNEL_INLINE double SET(screen_equity)(float *h, Py_ssize_t hidden, const float
  * one hidden layer, ReLU, six exclusive results) judges the board turned round, the opponent on roll, and the
  * softmax of its logits is weighed by ``points``, the results' points for the side on roll, its sign turned. */
 KERNEL static void SET(screen_layer)(const signed char *boards, Py_ssize_t rows, const float *w1, const float *b1,
-                         Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
-                         const double *points, double *out)
+                                     Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
+                                     const double *points, double *out)
 {
     Active a;
     float h[512], w2t[6 * 512];
@@ -131,59 +133,119 @@ KERNEL static void SET(screen_layer)(const signed char *boards, Py_ssize_t rows,
     }
 }
 
-/* The screen of afterstates each given with the board its play started from (``origins[parent[r]]``, the same
- * side's view): the answers of SET(screen_layer), the first layer's sums taken from the starting board's (summed once
- * for all its rolls' plays) plus the inputs the play changed, a few a play where the board sets about forty. */
-KERNEL static void SET(screen_moves_layer)(const signed char *boards, Py_ssize_t rows, const signed char *origins,
-                               const long long *parent, const float *w1, const float *b1, Py_ssize_t hidden,
-                               const float *w2, const float *b2, const double *escape_table, const double *points,
-                               double *out)
+/* A starting board's share of the screen of the plays from it (Start): its first layer's sums, tally and columns. */
+KERNEL_INLINE void SET(start_of)(const signed char *o, const float *w1, const float *b1, Py_ssize_t hidden,
+                                 const double *escape_table, Start *s)
 {
     Active a;
-    float h[512], start[512], w2t[6 * 512], rest0[12] = {0}, rest[12];
-    Tally t0 = {0}, t;
+    signed char turned[CELLS];
+    turn_round(o, turned);
+    active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
+    SET(board_sums)(&a, NULL, w1, hidden, b1, s->sums);
+    tally_board(o, &s->tally);
+    turned_columns(o, &s->tally, s->rest);
+}
+
+/* The screen of afterstate ``b`` played from ``o`` (whose share is ``s``): the starting board's sums plus the inputs
+ * the play changed, a few a play where the board sets about forty; NaN where the screen does not judge. */
+KERNEL_INLINE double SET(played_equity)(const signed char *b, const signed char *o, const Start *s, const float *w1,
+                                        Py_ssize_t hidden, const float *w2t, const float *b2, const double *points)
+{
+    Active a;
+    float h[512], rest[12];
+    Tally t = s->tally;
+    a.count = a.points = 0;
+    unsigned changed = 0;                            /* bit c: cell c differs, found without a branch a cell */
+    for (int c = 0; c < CELLS; c++)
+        changed |= (unsigned)(b[c] != o[c]) << c;
+    for (; changed; changed &= changed - 1) {
+        int c = __builtin_ctz(changed);
+        tally_cell(&t, c, o[c], b[c]);
+        if (c == 0 || c == 25)
+            continue;                                /* the bars are columns 192 and 193 (below) */
+        /* the cell turned round: the side on roll's point 25 - c, the mover's own point c */
+        changed_units(&a, 0, 25 - c, o[c] < 0 ? -o[c] : 0, b[c] < 0 ? -b[c] : 0);
+        changed_units(&a, 1, c, o[c] > 0 ? o[c] : 0, b[c] > 0 ? b[c] : 0);
+    }
+    if (!screened(&t))
+        return NAN;
+    turned_columns(b, &t, rest);
+    for (int k = 0; k < 12; k++)
+        if (rest[k] != s->rest[k])
+            set(&a, 192 + k, rest[k] - s->rest[k]);
+    SET(board_sums)(&a, NULL, w1, hidden, s->sums, h);  /* the starting board's sums in place of the bias */
+    return SET(screen_equity)(h, hidden, w2t, b2, points);
+}
+
+/* The screen of afterstates each given with the board its play started from (``origins[parent[r]]``, the same
+ * side's view): the answers of screen_layer, each from its starting board's share (summed once for all its rolls'
+ * plays) and the inputs the play changed. */
+KERNEL static void SET(screen_moves_layer)(const signed char *boards, Py_ssize_t rows, const signed char *origins,
+                                           const long long *parent, const float *w1, const float *b1,
+                                           Py_ssize_t hidden, const float *w2, const float *b2,
+                                           const double *escape_table, const double *points, double *out)
+{
+    Start s;
+    float w2t[6 * 512];
     long long current = -1;
     second_layer_rows(w2, hidden, w2t);
     for (Py_ssize_t r = 0; r < rows; r++) {
-        const signed char *b = boards + r * CELLS, *o = origins + parent[r] * CELLS;
+        const signed char *o = origins + parent[r] * CELLS;
         if (parent[r] != current && (current < 0 || memcmp(o, origins + current * CELLS, CELLS))) {
-            current = parent[r];                         /* a new starting board (not the last one repeated for
-                                                          * another roll): its sums and its tally */
-            signed char turned[CELLS];
-            turn_round(o, turned);
-            active_inputs(turned, TESAURO_RACE, 0, escape_table, &a);
-            SET(board_sums)(&a, NULL, w1, hidden, b1, start);
-            tally_board(o, &t0);
-            turned_columns(o, &t0, rest0);
+            current = parent[r];                     /* a new starting board, not the last one again */
+            SET(start_of)(o, w1, b1, hidden, escape_table, &s);
         }
-        t = t0;
-        a.count = a.points = 0;
-        unsigned changed = 0;                            /* bit c: cell c differs, found without a branch a cell */
-        for (int c = 0; c < CELLS; c++)
-            changed |= (unsigned)(b[c] != o[c]) << c;
-        for (; changed; changed &= changed - 1) {
-            int c = __builtin_ctz(changed);
-            tally_cell(&t, c, o[c], b[c]);
-            if (c == 0 || c == 25)
-                continue;                                /* the bars are columns 192 and 193 (below) */
-            /* the cell turned round: the side on roll's point 25 - c, the mover's own point c */
-            changed_units(&a, 0, 25 - c, o[c] < 0 ? -o[c] : 0, b[c] < 0 ? -b[c] : 0);
-            changed_units(&a, 1, c, o[c] > 0 ? o[c] : 0, b[c] > 0 ? b[c] : 0);
-        }
-        if (!screened(&t)) {
-            out[r] = NAN;
-            continue;
-        }
-        turned_columns(b, &t, rest);
-        for (int k = 0; k < 12; k++)
-            if (rest[k] != rest0[k])
-                set(&a, 192 + k, rest[k] - rest0[k]);
-        SET(board_sums)(&a, NULL, w1, hidden, start, h);      /* the starting board's sums in place of the bias */
-        out[r] = SET(screen_equity)(h, hidden, w2t, b2, points);
+        out[r] = SET(played_equity)(boards + r * CELLS, o, &s, w1, hidden, w2t, b2, points);
     }
 }
 
-static const Kernels SET(kernels) = {SET_NAME, SET(tesauro_layer), SET(screen_layer), SET(screen_moves_layer)};
+/* The plays a search judges in full at its deepest ply (screen_choices in models/_native.c): for each board and roll,
+ * its legal plays by the engine's generator (``api``), each screened from the board; of a roll with more than
+ * ``keep`` plays, those the screen does not judge and its ``keep`` best (the first ones on ties), else all of them;
+ * each appended to ``chosen`` with its group (board * count + roll), in the generator's order. 0, or -1 when memory
+ * ran out. */
+KERNEL static int SET(screen_choices_layer)(const signed char *boards, Py_ssize_t n, const signed char *rolls,
+                                            Py_ssize_t count, int keep, const PlaysApi *api, void *player,
+                                            const float *w1, const float *b1, Py_ssize_t hidden, const float *w2,
+                                            const float *b2, const double *escape_table, const double *points,
+                                            Chosen *chosen)
+{
+    Start s;
+    float w2t[6 * 512];
+    second_layer_rows(w2, hidden, w2t);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const signed char *o = boards + i * CELLS;
+        SET(start_of)(o, w1, b1, hidden, escape_table, &s);
+        for (Py_ssize_t r = 0; r < count; r++) {
+            const signed char *rows;
+            Py_ssize_t plays = api->plays(player, o, rolls[2 * r], rolls[2 * r + 1], &rows);
+            if (plays < 0 || grow_values(chosen, plays))
+                return -1;
+            int crowded = plays > keep;
+            for (Py_ssize_t k = 0; crowded && k < plays; k++) {
+                double v = SET(played_equity)(rows + k * PLAY_ROW, o, &s, w1, hidden, w2t, b2, points);
+                chosen->values[k] = v;
+                chosen->taken[k] = v != v;           /* the screen does not judge it: judged in full */
+            }
+            for (int pass = 0; crowded && pass < keep; pass++) {
+                Py_ssize_t best = -1;                /* the first best of those not yet taken */
+                for (Py_ssize_t k = 0; k < plays; k++)
+                    if (!chosen->taken[k] && (best < 0 || chosen->values[k] > chosen->values[best]))
+                        best = k;
+                if (best < 0)
+                    break;
+                chosen->taken[best] = 1;
+            }
+            for (Py_ssize_t k = 0; k < plays; k++)
+                if ((!crowded || chosen->taken[k]) && add_chosen(chosen, rows + k * PLAY_ROW, i * count + r))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+static const Kernels SET(kernels) = {SET_NAME, SET(tesauro_layer), SET(screen_layer), SET(screen_moves_layer),
+                                     SET(screen_choices_layer)};
 
 #undef Vector
 #undef KERNEL_INLINE

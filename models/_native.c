@@ -29,6 +29,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../engine/rules/_plays.h"
+
 #define CELLS 26
 #define TESAURO 198
 #define TESAURO_RACE 204
@@ -397,6 +399,61 @@ INLINE void changed_units(Active *a, int side, int p, int before, int after)
             set(a, side * 4 * POINTS + 4 * (p - 1) + k, u1[k] - u0[k]);
 }
 
+/* What the screen of the plays from one starting board shares (models/_kernels.h's start_of): the board's first-layer
+ * sums, its tally and its columns 192..203. */
+typedef struct {
+    float sums[512], rest[12];
+    Tally tally;
+} Start;
+
+/* The plays screen_choices hands back (CELLS bytes each, with its group), and the screen's values of a roll's plays
+ * with which of them are taken. */
+typedef struct {
+    signed char *rows;
+    long long *group;
+    Py_ssize_t count, capacity;
+    double *values;
+    char *taken;
+    Py_ssize_t values_capacity;
+} Chosen;
+
+/* Room for ``n`` values: 0, or -1 when memory ran out. */
+static int grow_values(Chosen *c, Py_ssize_t n)
+{
+    if (n <= c->values_capacity)
+        return 0;
+    double *values = realloc(c->values, (size_t)n * sizeof(double));
+    if (values)
+        c->values = values;
+    char *taken = realloc(c->taken, (size_t)n);
+    if (taken)
+        c->taken = taken;
+    if (!values || !taken)
+        return -1;
+    c->values_capacity = n;
+    return 0;
+}
+
+/* One more chosen play: 0, or -1 when memory ran out. */
+static int add_chosen(Chosen *c, const signed char *row, long long group)
+{
+    if (c->count == c->capacity) {
+        Py_ssize_t capacity = c->capacity ? 2 * c->capacity : 4096;
+        signed char *rows = realloc(c->rows, (size_t)capacity * CELLS);
+        if (rows)
+            c->rows = rows;
+        long long *groups = realloc(c->group, (size_t)capacity * sizeof(long long));
+        if (groups)
+            c->group = groups;
+        if (!rows || !groups)
+            return -1;
+        c->capacity = capacity;
+    }
+    memcpy(c->rows + c->count * CELLS, row, CELLS);
+    c->group[c->count++] = group;
+    return 0;
+}
+
 /* The vector kernels (models/_kernels.h), one set for each instruction set compiled, the best one the processor has
  * chosen when the module loads. With GCC on x86-64: AVX-512, AVX2 (with FMA and the bit-counting instructions) and
  * the baseline, each with vectors its registers' width; elsewhere one set of 16-byte vectors (SSE, NEON). */
@@ -412,6 +469,11 @@ typedef struct {
                                const long long *parent, const float *w1, const float *b1, Py_ssize_t hidden,
                                const float *w2, const float *b2, const double *escape_table, const double *points,
                                double *out);
+    int (*screen_choices_layer)(const signed char *boards, Py_ssize_t n, const signed char *rolls, Py_ssize_t count,
+                                int keep, const PlaysApi *api, void *player, const float *w1, const float *b1,
+                                Py_ssize_t hidden,
+                                const float *w2, const float *b2, const double *escape_table, const double *points,
+                                Chosen *chosen);
 } Kernels;
 
 #define PASTED(name, set) name##_##set
@@ -454,6 +516,7 @@ static const Kernels *const SETS[] = {
 };
 
 static const Kernels *kernels;                           /* the set in use */
+static const PlaysApi *plays_api;                        /* the engine's compiled generator, NULL where not built */
 
 /* Whether this processor runs a set's instructions. */
 static int runs(const Kernels *set)
@@ -559,7 +622,8 @@ static PyObject *screen(PyObject *self, PyObject *args)
         kernels->screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, w1.buf, b1.buf, hidden, w2.buf, b2.buf,
                            escape_table.buf, points.buf, out.buf);
     else
-        kernels->screen_layer(boards.buf, rows, w1.buf, b1.buf, hidden, w2.buf, b2.buf, escape_table.buf, points.buf, out.buf);
+        kernels->screen_layer(boards.buf, rows, w1.buf, b1.buf, hidden, w2.buf, b2.buf, escape_table.buf, points.buf,
+                              out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -576,6 +640,71 @@ done:
     return result;
 }
 
+/* screen_choices(boards, rolls, keep, w1, b1, w2, b2, escape_table, points) -> (rows, group) as bytes: the plays a
+ * search's deepest ply judges in full, each board played with each roll by the engine's generator and screened from
+ * it (screen_choices_layer). */
+static PyObject *screen_choices(PyObject *self, PyObject *args)
+{
+    Py_buffer boards, rolls, w1, b1, w2, b2, escape_table, points;
+    int keep;
+    if (!PyArg_ParseTuple(args, "y*y*iy*y*y*y*y*y*", &boards, &rolls, &keep, &w1, &b1, &w2, &b2, &escape_table,
+                          &points))
+        return NULL;
+    PyObject *result = NULL;
+    Chosen chosen = {0};
+    Py_ssize_t n = boards.len / CELLS, count = rolls.len / 2, hidden = b1.len / (Py_ssize_t)sizeof(float);
+    const signed char *dice = rolls.buf;
+    int ok = boards.len % CELLS == 0 && rolls.len % 2 == 0 && keep >= 1 && hidden > 0 && hidden <= 512
+             && w1.len == TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
+             && w2.len == hidden * 6 * (Py_ssize_t)sizeof(float) && b2.len == 6 * (Py_ssize_t)sizeof(float)
+             && escape_table.len == ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
+             && points.len == 6 * (Py_ssize_t)sizeof(double);
+    for (Py_ssize_t r = 0; ok && r < 2 * count; r++)
+        ok = dice[r] >= 1 && dice[r] <= 6;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "screen_choices: boards (N, 26) and rolls (R, 2) int8 (dice 1-6), keep >= 1, "
+                                          "w1 (204, H), "
+                                          "b1 (H,), w2 (H, 6), b2 (6,) float32 (H <= 512), escape_table (4096,) and "
+                                          "points (6,) float64, all C-contiguous");
+        goto done;
+    }
+    if (!plays_api) {
+        PyErr_SetString(PyExc_RuntimeError, "screen_choices: the engine's compiled move generator "
+                                            "(engine/rules/_native.c) was not built");
+        goto done;
+    }
+    void *player = plays_api->player_new();
+    int failed = !player;
+    Py_BEGIN_ALLOW_THREADS
+    if (!failed)
+        failed = kernels->screen_choices_layer(boards.buf, n, dice, count, keep, plays_api, player, w1.buf, b1.buf,
+                                               hidden,
+                                               w2.buf, b2.buf, escape_table.buf, points.buf, &chosen) < 0;
+    Py_END_ALLOW_THREADS
+    plays_api->player_free(player);
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_BuildValue("(y#y#)", chosen.rows ? (const char *)chosen.rows : "", chosen.count * CELLS,
+                           chosen.group ? (const char *)chosen.group : "",
+                           chosen.count * (Py_ssize_t)sizeof(long long));
+done:
+    free(chosen.rows);
+    free(chosen.group);
+    free(chosen.values);
+    free(chosen.taken);
+    PyBuffer_Release(&boards);
+    PyBuffer_Release(&rolls);
+    PyBuffer_Release(&w1);
+    PyBuffer_Release(&b1);
+    PyBuffer_Release(&w2);
+    PyBuffer_Release(&b2);
+    PyBuffer_Release(&escape_table);
+    PyBuffer_Release(&points);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"first_layer", first_layer, METH_VARARGS,
      "first_layer(boards, table, weight, bias, escape_table, out): out = bias + encoded(boards) @ weight, in place, "
@@ -585,6 +714,10 @@ static PyMethodDef methods[] = {
      "screen(boards, w1, b1, w2, b2, escape_table, points, out[, origins, parent]): a pruning net's equity of each "
      "afterstate for the side that moved, NaN where it does not judge; out in place. With origins, boards[r] was "
      "played from origins[parent[r]] and is summed from that board's first layer."},
+    {"screen_choices", screen_choices, METH_VARARGS,
+     "screen_choices(boards, rolls, keep, w1, b1, w2, b2, escape_table, points) -> (rows, group) as bytes: for each "
+     "board and roll, its legal plays screened from the board; of a roll with more than keep plays those the screen "
+     "does not judge and its keep best, else all: (M, 26) int8 rows and (M,) int64 groups (board * R + roll)."},
     {"instruction_set", instruction_set, METH_VARARGS,
      "instruction_set([name]) -> str: the kernels' instruction set in use (baseline, x86-64-v3 or x86-64-v4); with a "
      "name, that set in its place, where this processor runs it, and the previous set's name returned."},
@@ -600,5 +733,8 @@ PyMODINIT_FUNC PyInit__native(void)
     for (size_t k = 1; k < sizeof SETS / sizeof *SETS; k++)
         if (runs(SETS[k]))
             kernels = SETS[k];
+    plays_api = PyCapsule_Import(PLAYS_CAPSULE, 0);
+    if (!plays_api)
+        PyErr_Clear();                                   /* the engine's generator not built: screen_choices refuses */
     return PyModule_Create(&module);
 }

@@ -47,6 +47,7 @@ from gammon.engine.rules.board import (
     position_class,
 )
 from gammon.engine.rules.groups import distinct_rows
+from gammon.engine.rules.movegen import compiled_plays, plain
 from gammon.engine.rules.outcomes import RESULT_POINTS, cumulative_probs, exclusive_results, result_points
 from gammon.engine.rules.variants import MIRRORED, STANDARD, Variant, variant_named
 from gammon.engine.search.bearoff import (
@@ -65,8 +66,9 @@ try:  # the first layer summed straight from the boards (models/_native.c); an i
     from gammon.models._native import first_layer as native_first_layer
     from gammon.models._native import instruction_set as native_instruction_set
     from gammon.models._native import screen as native_screen
+    from gammon.models._native import screen_choices as native_screen_choices
 except ImportError:
-    native_first_layer = native_screen = native_instruction_set = None
+    native_first_layer = native_screen = native_instruction_set = native_screen_choices = None
 
 
 def kernels() -> str:
@@ -417,6 +419,8 @@ class Screen:
                           and variant.geometry is MIRRORED)
         if self._compiled:
             self._weights = [np.ascontiguousarray(array, dtype=np.float32) for layer in layers for array in layer]
+        # A search's choices compiled whole (choices) where the engine's generator is too and plays this variant.
+        self._choosing = self._compiled and compiled_plays is not None and plain(variant)
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         """(M,) the mover's cubeless equity of each afterstate by the pruning net; NaN where it does not judge."""
@@ -447,6 +451,20 @@ class Screen:
                       out, np.ascontiguousarray(origins, dtype=np.int8),
                       np.ascontiguousarray(parent[first], dtype=np.int64))
         return out[inverse]
+
+    def choices(self, boards: np.ndarray, rolls: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The plays a search judges in full below ``boards`` (players on roll), found in one compiled pass
+        (models/_native.c's screen_choices), or None where they cannot be (the search then generates and screens in
+        numpy, engine.search.evaluator.zero_ply_choice): ``(rows, group)``, for each board and each of ``rolls``, the
+        plays of a roll with more than ``keep`` that the screen does not judge and its ``keep`` best (first ones on
+        ties; :meth:`played`'s answers to float rounding), those of another roll all; (M, 26) afterstates grouped by
+        board then roll, in the generator's order, with each one's group (board * len(rolls) + roll)."""
+        if not (self._choosing and np.shape(boards)[1:] == (BOARD_SIZE,)):
+            return None
+        rows, group = native_screen_choices(np.ascontiguousarray(boards, dtype=np.int8),
+                                            np.ascontiguousarray(rolls, dtype=np.int8), keep, *self._weights,
+                                            escape_table(), RESULT_POINTS)
+        return np.frombuffer(rows, dtype=np.int8).reshape(-1, BOARD_SIZE), np.frombuffer(group, dtype=np.int64)
 
 
 class NumpyEvaluator(ResultsEvaluator):

@@ -11,10 +11,10 @@ from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
 from gammon.engine.rules.groups import best_in_groups
 from gammon.engine.rules.movegen import generate
 from gammon.engine.rules.outcomes import RESULT_POINTS
-from gammon.engine.search.analysis import DEEP_SEARCH, position_probs, searched_afterstates
+from gammon.engine.search.analysis import DEEP_SEARCH, best_play_of_every_roll, position_probs, searched_afterstates
 from gammon.engine.search.evaluator import SCREEN_KEEP, afterstate_equity
 from gammon.models.features import escape_table
-from gammon.models.inference import load_screen, native_screen, pruning_path
+from gammon.models.inference import load_screen, native_screen, native_screen_choices, pruning_path
 from gammon.models.players import load_analyst
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -153,6 +153,54 @@ def _race_and_bear_off():
     race[[3, 5, 20, 22]] = [8, 7, -8, -7]
     last[[1, 20]] = [1, -15]
     return np.stack([race, last])
+
+
+
+@pytest.mark.skipif(native_screen_choices is None, reason="models/_native.c was not built (no C compiler)")
+@pytest.mark.parametrize("keep", [1, SCREEN_KEEP])
+def test_a_search_s_choices_found_in_one_compiled_pass_are_the_numpy_path_s(analyst, middle_game, keep,
+                                                                            instruction_set):
+    """Screen.choices (the plays generated, screened from their board and picked in C) hands the search the plays
+    the numpy path judges in full: each roll's unscreened plays and the screen's best ``keep``, all plays of a roll
+    with ``keep`` or fewer; with hits, both bars, bearing off in contact, races and games that end. The search's
+    choices and probabilities are then the numpy path's."""
+    starts = np.concatenate([middle_game, _race_and_bear_off(), _bars_and_bear_off_in_contact()])
+    screen = analyst.evaluator.screen
+    rows, group = screen.choices(starts, ROLLS, keep)
+    assert (np.diff(group) >= 0).all() and set(group) == set(range(len(starts) * len(ROLLS)))
+    after = generate(np.repeat(starts, len(ROLLS), axis=0), np.tile(ROLLS, (len(starts), 1)))
+    scores = screen.played(after.boards, after.origins, after.parent)
+    for g in range(len(starts) * len(ROLLS)):
+        plays = after.boards[after.offsets[g]:after.offsets[g + 1]]
+        values = scores[after.offsets[g]:after.offsets[g + 1]]
+        expected = np.ones(len(plays), dtype=bool)
+        if len(plays) > keep:
+            ranked = np.where(np.isnan(values), np.inf, values)
+            expected = np.isnan(values) | np.isin(np.arange(len(plays)), np.argsort(-ranked, kind="stable")[
+                np.isnan(values).sum():np.isnan(values).sum() + keep])
+        np.testing.assert_array_equal(rows[group == g], plays[expected])
+    assert len(rows) < len(after.boards) // 2 or keep > 1
+    screen._choosing = False  # the numpy path: every play generated, screened and chosen in numpy
+    try:
+        numpy = best_play_of_every_roll(analyst.evaluator, starts, keep)
+    finally:
+        screen._choosing = True
+    compiled = best_play_of_every_roll(analyst.evaluator, starts, keep)
+    np.testing.assert_array_equal(compiled[0], numpy[0])
+    np.testing.assert_array_equal(compiled[1], numpy[1])
+    np.testing.assert_allclose(compiled[2], numpy[2], atol=1e-12)
+
+
+@pytest.mark.skipif(native_screen_choices is None, reason="models/_native.c was not built (no C compiler)")
+def test_the_compiled_choices_refuse_what_they_cannot_play(analyst):
+    screen = analyst.evaluator.screen
+    board = np.ascontiguousarray(starting_board()[None], dtype=np.int8)
+    rest = (*screen._weights, escape_table(), RESULT_POINTS)
+    with pytest.raises(ValueError, match="keep >= 1"):
+        native_screen_choices(board, np.array([[3, 1]], dtype=np.int8), 0, *rest)
+    with pytest.raises(ValueError, match="dice 1-6"):
+        native_screen_choices(board, np.array([[7, 1]], dtype=np.int8), 1, *rest)
+    assert screen.choices(board[:, :25], ROLLS, 1) is None  # not a board of this layout: the numpy path
 
 
 def test_unjudged_plays_are_always_judged_in_full(analyst, middle_game):

@@ -393,14 +393,14 @@ def _luck_of_rolls(evaluator, per: Cube, luck: np.ndarray) -> BeforeMove:
     variant = evaluator.variant
 
     def judge(slots, movers, boards, dice, cubes):
-        after, best, probs = best_play_of_every_roll(evaluator, boards)
+        played, again_after, probs = best_play_of_every_roll(evaluator, boards)
         rolled = roll_index(dice)
         for cube, rows in _rows_by_cube(cubes).items():
-            plays = best[rows].ravel()
-            boards, again, chances = after.boards[plays], after.extra_roll[plays], probs[rows].reshape(-1, 5)
+            boards, again = played[rows].reshape(-1, played.shape[-1]), again_after[rows].ravel()
+            chances = probs[rows].reshape(-1, 5)
             mover = np.repeat(movers[rows], len(ROLL_WEIGHTS))
             going = ~again & (result_points(boards, variant.checkers, variant.backgammons) == 0)
-            values = np.empty(len(plays))
+            values = np.empty(len(boards))
             if going.any():  # the opponent on roll
                 theirs = variant.geometry.flip(boards[going])
                 x = cube_efficiency(theirs, geometry=variant.geometry)
@@ -585,9 +585,8 @@ def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: 
     swapped = np.zeros(n, dtype=bool)  # the side on roll is the rolled-out board's opponent
     dice = stratified[0]
     for turn in range(truncate or MAX_TURNS):
-        after, best, probs = best_play_of_every_roll(evaluator, current)
+        played, again_after, probs = best_play_of_every_roll(evaluator, current)
         rolled = roll_index(dice)
-        chosen = best[np.arange(len(live)), rolled]
         # the roll's luck: what its best play is worth less the average over the rolls, for the rolled-out side
         average = np.einsum("nrk,r->nk", probs, ROLL_WEIGHTS)
         lucky = probs[np.arange(len(live)), rolled]
@@ -597,7 +596,7 @@ def _reduced_games(evaluator, board, stratified, rng, truncate, truncate_plies: 
             picked = ply_policy(evaluator, search[0])(rolled_plays)
             boards, again = rolled_plays.boards[picked], rolled_plays.extra_roll[picked]
         else:
-            boards, again = after.boards[chosen], after.extra_roll[chosen]
+            boards, again = played[np.arange(len(live)), rolled], again_after[np.arange(len(live)), rolled]
         won = result_points(boards, variant.checkers, variant.backgammons)
         over = won != 0
         result[live[over]] += _seen_by(outcome_probs(won[over]), swapped[live[over]])

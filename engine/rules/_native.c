@@ -17,6 +17,9 @@
  *
  * A row is movegen.py's 32 bytes: the board (26 cells, engine/rules/board.py's layout), the source of each
  * step (0 unused) and the two dice in the order played.
+ *
+ * Another compiled module plays positions through the capsule ``plays_api`` (engine/rules/_plays.h): the search
+ * kernels of models/_native.c generate and screen a position's plays without numpy arrays between.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_plays.h"
+
 #define CELLS 26
-#define ROW 32
+#define ROW PLAY_ROW
 #define STEPS 26                                     /* the first step's source; the dice follow the four */
 #define DIE1 30
 #define DIE2 31
@@ -366,6 +371,42 @@ done:
     return result;
 }
 
+/* The generator for another compiled module (_plays.h): a Work and the rows of the last position's plays. */
+typedef struct {
+    Work work;
+    Rows out;
+} Player;
+
+static void *player_new(void)
+{
+    return calloc(1, sizeof(Player));
+}
+
+static void player_free(void *player)
+{
+    Player *p = player;
+    if (!p)
+        return;
+    for (int k = 0; k < 5; k++)
+        free(p->work.levels[k].data);
+    free(p->work.table.slots);
+    free(p->work.table.keep);
+    free(p->out.data);
+    free(p);
+}
+
+static Py_ssize_t player_plays(void *player, const signed char *board, int d1, int d2, const signed char **rows)
+{
+    Player *p = player;
+    p->out.count = 0;
+    if (legal_plays(board, d1, d2, &p->work, &p->out) < 0)
+        return -1;
+    *rows = p->out.data;
+    return p->out.count;
+}
+
+static const PlaysApi plays_api = {player_new, player_free, player_plays};
+
 static PyMethodDef methods[] = {
     {"plays", plays, METH_VARARGS,
      "plays(boards, dice) -> (rows, parent, dice_used) as bytes: (M, 32) int8 rows of every distinct legal play "
@@ -380,5 +421,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "The rules
 
 PyMODINIT_FUNC PyInit__native(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module), *api = PyCapsule_New((void *)&plays_api, PLAYS_CAPSULE, NULL);
+    if (m && (!api || PyModule_AddObjectRef(m, "plays_api", api) < 0))
+        Py_CLEAR(m);
+    Py_XDECREF(api);
+    return m;
 }

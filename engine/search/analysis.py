@@ -74,24 +74,35 @@ def _searched_piece(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: 
     """:func:`position_probs` of at most :data:`SEARCH_CHUNK` distinct boards, ``plies`` > 0."""
     n = len(boards)
     keep = 1 if plies == 1 and depth >= DEEP_SEARCH else SCREEN_KEEP
-    afterstates, best, static = best_play_of_every_roll(evaluator, boards, keep)
-    best = best.ravel()
-    chosen = static if plies == 1 else searched_afterstates(evaluator, afterstates.boards[best], plies - 1,
-                                                            afterstates.extra_roll[best],
-                                                            depth=depth).reshape(n, len(ROLLS), 5)
+    played, again, static = best_play_of_every_roll(evaluator, boards, keep)
+    chosen = static if plies == 1 else searched_afterstates(evaluator, played.reshape(n * len(ROLLS), -1), plies - 1,
+                                                            again.ravel(), depth=depth).reshape(n, len(ROLLS), 5)
     return np.einsum("nrk,r->nk", chosen, ROLL_WEIGHTS)
 
 
 def best_play_of_every_roll(evaluator: ProbabilityEvaluator, boards: np.ndarray, keep: int = SCREEN_KEEP):
-    """``(afterstates, best, probs)``: for each board (player on roll) and each of the 21 rolls of ROLLS, the
-    play the evaluator's 0-ply choice makes (engine.search.evaluator.zero_ply_choice, judging ``keep`` plays
-    a roll in full): ``best`` (N, 21) its index in ``afterstates`` (every play of every roll), ``probs``
-    (N, 21, 5) its probabilities for the mover."""
+    """``(played, again, probs)``: for each board (player on roll) and each of the 21 rolls of ROLLS, the play the
+    evaluator's 0-ply choice makes (engine.search.evaluator.zero_ply_choice, judging ``keep`` plays a roll in full):
+    ``played`` (N, 21, cells) its afterstate, ``again`` (N, 21) whether the mover rolls again after it, ``probs``
+    (N, 21, 5) its probabilities for the mover.
+
+    Where the evaluator's screen finds the plays to judge in one compiled pass (its ``choices``: each roll's plays
+    that it does not judge and its ``keep`` best, those of a roll with ``keep`` or fewer all), the same plays are
+    judged the same way without every play of every roll passing through numpy."""
     n = len(boards)
-    afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
-                           variant=evaluator.variant)
-    best, probs = zero_ply_choice(evaluator, afterstates, afterstates.extra_roll, keep)
-    return afterstates, best.reshape(n, len(ROLLS)), probs.reshape(n, len(ROLLS), 5)
+    choices = getattr(getattr(evaluator, "screen", None), "choices", None)
+    found = None if choices is None else choices(boards, ROLLS, keep)
+    if found is not None:
+        rows, group = found  # grouped by board and roll, in the generator's order: every roll has a play
+        judged = afterstate_probs(evaluator.probabilities, rows, evaluator.variant, np.zeros(len(rows), dtype=bool))
+        best = best_in_groups(cubeless_equity(judged), np.searchsorted(group, np.arange(n * len(ROLLS) + 1)))
+        played, again, probs = rows[best], np.zeros(len(best), dtype=bool), judged[best]
+    else:
+        afterstates = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1)), check=False,
+                               variant=evaluator.variant)
+        best, probs = zero_ply_choice(evaluator, afterstates, afterstates.extra_roll, keep)
+        played, again = afterstates.boards[best], afterstates.extra_roll[best]
+    return played.reshape(n, len(ROLLS), -1), again.reshape(n, len(ROLLS)), probs.reshape(n, len(ROLLS), 5)
 
 
 def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int,
