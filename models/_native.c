@@ -588,22 +588,48 @@ done:
     return result;
 }
 
+/* A pruning net as screen and screen_choices take it: its weights (w1 (204, H), b1 (H,), w2 (H, 6), b2 (6,) float32,
+ * H <= 512), the escape table (4096,) and the results' points (6,) float64. */
+typedef struct {
+    Py_buffer w1, b1, w2, b2, escape_table, points;
+} ScreenNet;
+
+#define SCREEN_NET_ARGUMENTS "y*y*y*y*y*y*"
+#define SCREEN_NET(net) &(net).w1, &(net).b1, &(net).w2, &(net).b2, &(net).escape_table, &(net).points
+#define SCREEN_NET_SHAPES "w1 (204, H), b1 (H,), w2 (H, 6), b2 (6,) float32 (H <= 512), escape_table (4096,) and " \
+                          "points (6,) float64"
+
+/* The net's hidden units, or 0 where its arrays do not fit together. */
+static Py_ssize_t screen_hidden(const ScreenNet *net)
+{
+    Py_ssize_t hidden = net->b1.len / (Py_ssize_t)sizeof(float);
+    int ok = hidden > 0 && hidden <= 512 && net->w1.len == TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
+             && net->w2.len == hidden * 6 * (Py_ssize_t)sizeof(float) && net->b2.len == 6 * (Py_ssize_t)sizeof(float)
+             && net->escape_table.len == ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
+             && net->points.len == 6 * (Py_ssize_t)sizeof(double);
+    return ok ? hidden : 0;
+}
+
+static void release_screen_net(ScreenNet *net)
+{
+    Py_buffer *buffers[] = {SCREEN_NET(*net)};
+    for (size_t k = 0; k < sizeof buffers / sizeof *buffers; k++)
+        PyBuffer_Release(buffers[k]);
+}
+
 /* screen(boards, w1, b1, w2, b2, escape_table, points, out[, origins, parent]): screen_layer, or with the boards the
  * plays started from screen_moves_layer. */
 static PyObject *screen(PyObject *self, PyObject *args)
 {
-    Py_buffer boards, w1, b1, w2, b2, escape_table, points, out, origins = {0}, parent = {0};
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*|y*y*", &boards, &w1, &b1, &w2, &b2, &escape_table, &points, &out,
-                          &origins, &parent))
+    Py_buffer boards, out, origins = {0}, parent = {0};
+    ScreenNet net;
+    if (!PyArg_ParseTuple(args, "y*" SCREEN_NET_ARGUMENTS "w*|y*y*", &boards, SCREEN_NET(net), &out, &origins,
+                          &parent))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t rows = boards.len / CELLS, hidden = b1.len / (Py_ssize_t)sizeof(float);
+    Py_ssize_t rows = boards.len / CELLS, hidden = screen_hidden(&net);
     int from_origins = origins.obj != NULL;
-    int ok = boards.len % CELLS == 0 && hidden > 0 && hidden <= 512
-             && w1.len == TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
-             && w2.len == hidden * 6 * (Py_ssize_t)sizeof(float) && b2.len == 6 * (Py_ssize_t)sizeof(float)
-             && escape_table.len == ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
-             && points.len == 6 * (Py_ssize_t)sizeof(double) && out.len == rows * (Py_ssize_t)sizeof(double)
+    int ok = boards.len % CELLS == 0 && hidden > 0 && out.len == rows * (Py_ssize_t)sizeof(double)
              && (!from_origins || (parent.obj != NULL && origins.len % CELLS == 0
                                    && parent.len == rows * (Py_ssize_t)sizeof(long long)));
     for (Py_ssize_t r = 0; ok && from_origins && r < rows; r++) {
@@ -611,29 +637,23 @@ static PyObject *screen(PyObject *self, PyObject *args)
         ok = start >= 0 && start < origins.len / CELLS;
     }
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "screen: boards (N, 26) int8, w1 (204, H), b1 (H,), w2 (H, 6), b2 (6,) "
-                                          "float32 (H <= 512), escape_table (4096,) and points (6,) float64, "
-                                          "out (N,) float64, and with origins (P, 26) int8 its parent (N,) int64 "
-                                          "indices into them, all C-contiguous");
+        PyErr_SetString(PyExc_ValueError, "screen: boards (N, 26) int8, " SCREEN_NET_SHAPES ", out (N,) float64, and "
+                                          "with origins (P, 26) int8 its parent (N,) int64 indices into them, all "
+                                          "C-contiguous");
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     if (from_origins)
-        kernels->screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, w1.buf, b1.buf, hidden, w2.buf, b2.buf,
-                           escape_table.buf, points.buf, out.buf);
+        kernels->screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, net.w1.buf, net.b1.buf, hidden,
+                                    net.w2.buf, net.b2.buf, net.escape_table.buf, net.points.buf, out.buf);
     else
-        kernels->screen_layer(boards.buf, rows, w1.buf, b1.buf, hidden, w2.buf, b2.buf, escape_table.buf, points.buf,
-                              out.buf);
+        kernels->screen_layer(boards.buf, rows, net.w1.buf, net.b1.buf, hidden, net.w2.buf, net.b2.buf,
+                              net.escape_table.buf, net.points.buf, out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
     PyBuffer_Release(&boards);
-    PyBuffer_Release(&w1);
-    PyBuffer_Release(&b1);
-    PyBuffer_Release(&w2);
-    PyBuffer_Release(&b2);
-    PyBuffer_Release(&escape_table);
-    PyBuffer_Release(&points);
+    release_screen_net(&net);
     PyBuffer_Release(&out);
     PyBuffer_Release(&origins);                          /* a buffer never filled is released as nothing */
     PyBuffer_Release(&parent);
@@ -641,31 +661,25 @@ done:
 }
 
 /* screen_choices(boards, rolls, keep, w1, b1, w2, b2, escape_table, points) -> (rows, group) as bytes: the plays a
- * search's deepest ply judges in full, each board played with each roll by the engine's generator and screened from
- * it (screen_choices_layer). */
+ * search judges in full below each board, each board played with each roll by the engine's generator and screened
+ * from it (screen_choices_layer). */
 static PyObject *screen_choices(PyObject *self, PyObject *args)
 {
-    Py_buffer boards, rolls, w1, b1, w2, b2, escape_table, points;
+    Py_buffer boards, rolls;
+    ScreenNet net;
     int keep;
-    if (!PyArg_ParseTuple(args, "y*y*iy*y*y*y*y*y*", &boards, &rolls, &keep, &w1, &b1, &w2, &b2, &escape_table,
-                          &points))
+    if (!PyArg_ParseTuple(args, "y*y*i" SCREEN_NET_ARGUMENTS, &boards, &rolls, &keep, SCREEN_NET(net)))
         return NULL;
     PyObject *result = NULL;
     Chosen chosen = {0};
-    Py_ssize_t n = boards.len / CELLS, count = rolls.len / 2, hidden = b1.len / (Py_ssize_t)sizeof(float);
+    Py_ssize_t n = boards.len / CELLS, count = rolls.len / 2, hidden = screen_hidden(&net);
     const signed char *dice = rolls.buf;
-    int ok = boards.len % CELLS == 0 && rolls.len % 2 == 0 && keep >= 1 && hidden > 0 && hidden <= 512
-             && w1.len == TESAURO_RACE * hidden * (Py_ssize_t)sizeof(float)
-             && w2.len == hidden * 6 * (Py_ssize_t)sizeof(float) && b2.len == 6 * (Py_ssize_t)sizeof(float)
-             && escape_table.len == ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
-             && points.len == 6 * (Py_ssize_t)sizeof(double);
+    int ok = boards.len % CELLS == 0 && rolls.len % 2 == 0 && keep >= 1 && hidden > 0;
     for (Py_ssize_t r = 0; ok && r < 2 * count; r++)
         ok = dice[r] >= 1 && dice[r] <= 6;
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "screen_choices: boards (N, 26) and rolls (R, 2) int8 (dice 1-6), keep >= 1, "
-                                          "w1 (204, H), "
-                                          "b1 (H,), w2 (H, 6), b2 (6,) float32 (H <= 512), escape_table (4096,) and "
-                                          "points (6,) float64, all C-contiguous");
+                                          SCREEN_NET_SHAPES ", all C-contiguous");
         goto done;
     }
     if (!plays_api) {
@@ -677,9 +691,9 @@ static PyObject *screen_choices(PyObject *self, PyObject *args)
     int failed = !player;
     Py_BEGIN_ALLOW_THREADS
     if (!failed)
-        failed = kernels->screen_choices_layer(boards.buf, n, dice, count, keep, plays_api, player, w1.buf, b1.buf,
-                                               hidden,
-                                               w2.buf, b2.buf, escape_table.buf, points.buf, &chosen) < 0;
+        failed = kernels->screen_choices_layer(boards.buf, n, dice, count, keep, plays_api, player, net.w1.buf,
+                                               net.b1.buf, hidden, net.w2.buf, net.b2.buf, net.escape_table.buf,
+                                               net.points.buf, &chosen) < 0;
     Py_END_ALLOW_THREADS
     plays_api->player_free(player);
     if (failed) {
@@ -696,12 +710,7 @@ done:
     free(chosen.taken);
     PyBuffer_Release(&boards);
     PyBuffer_Release(&rolls);
-    PyBuffer_Release(&w1);
-    PyBuffer_Release(&b1);
-    PyBuffer_Release(&w2);
-    PyBuffer_Release(&b2);
-    PyBuffer_Release(&escape_table);
-    PyBuffer_Release(&points);
+    release_screen_net(&net);
     return result;
 }
 

@@ -102,7 +102,8 @@ def best_play_of_every_roll(evaluator: ProbabilityEvaluator, boards: np.ndarray,
                                variant=evaluator.variant)
         best, probs = zero_ply_choice(evaluator, afterstates, afterstates.extra_roll, keep)
         played, again = afterstates.boards[best], afterstates.extra_roll[best]
-    return played.reshape(n, len(ROLLS), -1), again.reshape(n, len(ROLLS)), probs.reshape(n, len(ROLLS), 5)
+    return (played.reshape(n, len(ROLLS), played.shape[-1]), again.reshape(n, len(ROLLS)),
+            probs.reshape(n, len(ROLLS), 5))
 
 
 def searched_afterstates(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int,
