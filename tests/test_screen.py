@@ -189,6 +189,8 @@ def test_a_search_s_choices_found_in_one_compiled_pass_are_the_numpy_path_s(anal
     np.testing.assert_array_equal(compiled[0], numpy[0])
     np.testing.assert_array_equal(compiled[1], numpy[1])
     np.testing.assert_allclose(compiled[2], numpy[2], atol=1e-12)
+    assert [a.shape for a in best_play_of_every_roll(analyst.evaluator, starts[:0], keep)] == [(0, 21, 26), (0, 21),
+                                                                                              (0, 21, 5)]
 
 
 @pytest.mark.skipif(native_screen_choices is None, reason="models/_native.c was not built (no C compiler)")
