@@ -479,7 +479,7 @@ typedef struct {
 #define PASTED(name, set) name##_##set
 #define NAMED(name, set) PASTED(name, set)
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#if defined(__GNUC__) && __GNUC__ >= 12 && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define SEVERAL_SETS
 #define SET(name) NAMED(name, v4)
 #define SET_NAME "x86-64-v4"
@@ -505,6 +505,10 @@ typedef struct {
 #define KERNEL
 #define VECTOR_BYTES 16
 #include "_kernels.h"
+#undef SET
+#undef SET_NAME
+#undef KERNEL
+#undef VECTOR_BYTES
 
 /* The sets compiled, the baseline first, each better than the one before. */
 static const Kernels *const SETS[] = {
@@ -517,6 +521,19 @@ static const Kernels *const SETS[] = {
 
 static const Kernels *kernels;                           /* the set in use */
 static const PlaysApi *plays_api;                        /* the engine's compiled generator, NULL where not built */
+
+/* The engine's compiled generator (engine/rules/_native.c's plays_api), importing its module (PyCapsule_Import would
+ * not import a submodule not yet imported); NULL, with no error set, where it was not built or is of another layout. */
+static const PlaysApi *linked_generator(void)
+{
+    PyObject *engine = PyImport_ImportModule("gammon.engine.rules._native");
+    PyObject *capsule = engine ? PyObject_GetAttrString(engine, "plays_api") : NULL;
+    const PlaysApi *api = capsule ? PyCapsule_GetPointer(capsule, PLAYS_CAPSULE) : NULL;
+    Py_XDECREF(capsule);
+    Py_XDECREF(engine);
+    PyErr_Clear();
+    return api;
+}
 
 /* Whether this processor runs a set's instructions. */
 static int runs(const Kernels *set)
@@ -551,7 +568,8 @@ static PyObject *instruction_set(PyObject *self, PyObject *args)
             return before;
         }
     Py_DECREF(before);
-    return PyErr_Format(PyExc_ValueError, "instruction_set: no set named %s (baseline, x86-64-v3, x86-64-v4)", name);
+    return PyErr_Format(PyExc_ValueError, "instruction_set: this build has no set named %s (it has %s)", name,
+                        sizeof SETS / sizeof *SETS > 1 ? "baseline, x86-64-v3 and x86-64-v4" : "baseline alone");
 }
 
 static PyObject *first_layer(PyObject *self, PyObject *args)
@@ -574,8 +592,9 @@ static PyObject *first_layer(PyObject *self, PyObject *args)
                                           "all C-contiguous");
         goto done;
     }
+    const Kernels *set = kernels;                        /* read under the GIL: instruction_set may change it */
     Py_BEGIN_ALLOW_THREADS
-    kernels->tesauro_layer(boards.buf, rows, table.buf, weight.buf, inputs, bias.buf, width, escape_table.buf, out.buf);
+    set->tesauro_layer(boards.buf, rows, table.buf, weight.buf, inputs, bias.buf, width, escape_table.buf, out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -642,12 +661,13 @@ static PyObject *screen(PyObject *self, PyObject *args)
                                           "C-contiguous");
         goto done;
     }
+    const Kernels *set = kernels;                        /* read under the GIL: instruction_set may change it */
     Py_BEGIN_ALLOW_THREADS
     if (from_origins)
-        kernels->screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, net.w1.buf, net.b1.buf, hidden,
+        set->screen_moves_layer(boards.buf, rows, origins.buf, parent.buf, net.w1.buf, net.b1.buf, hidden,
                                     net.w2.buf, net.b2.buf, net.escape_table.buf, net.points.buf, out.buf);
     else
-        kernels->screen_layer(boards.buf, rows, net.w1.buf, net.b1.buf, hidden, net.w2.buf, net.b2.buf,
+        set->screen_layer(boards.buf, rows, net.w1.buf, net.b1.buf, hidden, net.w2.buf, net.b2.buf,
                               net.escape_table.buf, net.points.buf, out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
@@ -684,14 +704,15 @@ static PyObject *screen_choices(PyObject *self, PyObject *args)
     }
     if (!plays_api) {
         PyErr_SetString(PyExc_RuntimeError, "screen_choices: the engine's compiled move generator "
-                                            "(engine/rules/_native.c) was not built");
+                                            "(engine/rules/_native.c) was not built (has_generator is 0)");
         goto done;
     }
     void *player = plays_api->player_new();
     int failed = !player;
+    const Kernels *set = kernels;                        /* read under the GIL: instruction_set may change it */
     Py_BEGIN_ALLOW_THREADS
     if (!failed)
-        failed = kernels->screen_choices_layer(boards.buf, n, dice, count, keep, plays_api, player, net.w1.buf,
+        failed = set->screen_choices_layer(boards.buf, n, dice, count, keep, plays_api, player, net.w1.buf,
                                                net.b1.buf, hidden, net.w2.buf, net.b2.buf, net.escape_table.buf,
                                                net.points.buf, &chosen) < 0;
     Py_END_ALLOW_THREADS
@@ -742,8 +763,9 @@ PyMODINIT_FUNC PyInit__native(void)
     for (size_t k = 1; k < sizeof SETS / sizeof *SETS; k++)
         if (runs(SETS[k]))
             kernels = SETS[k];
-    plays_api = PyCapsule_Import(PLAYS_CAPSULE, 0);
-    if (!plays_api)
-        PyErr_Clear();                                   /* the engine's generator not built: screen_choices refuses */
-    return PyModule_Create(&module);
+    plays_api = linked_generator();
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "has_generator", plays_api != NULL) < 0)
+        Py_CLEAR(m);
+    return m;
 }

@@ -47,7 +47,7 @@ from gammon.engine.rules.board import (
     position_class,
 )
 from gammon.engine.rules.groups import distinct_rows
-from gammon.engine.rules.movegen import compiled_plays, plain
+from gammon.engine.rules.movegen import plain
 from gammon.engine.rules.outcomes import RESULT_POINTS, cumulative_probs, exclusive_results, result_points
 from gammon.engine.rules.variants import MIRRORED, STANDARD, Variant, variant_named
 from gammon.engine.search.bearoff import (
@@ -64,11 +64,13 @@ from gammon.models.features import escape_table
 
 try:  # the first layer summed straight from the boards (models/_native.c); an install without a C compiler lacks it
     from gammon.models._native import first_layer as native_first_layer
+    from gammon.models._native import has_generator as native_has_generator
     from gammon.models._native import instruction_set as native_instruction_set
     from gammon.models._native import screen as native_screen
     from gammon.models._native import screen_choices as native_screen_choices
 except ImportError:
     native_first_layer = native_screen = native_instruction_set = native_screen_choices = None
+    native_has_generator = False
 
 
 def kernels() -> str:
@@ -420,7 +422,7 @@ class Screen:
         if self._compiled:
             self._weights = [np.ascontiguousarray(array, dtype=np.float32) for layer in layers for array in layer]
         # A search's choices compiled whole (choices) where the engine's generator is too and plays this variant.
-        self._choosing = self._compiled and compiled_plays is not None and plain(variant)
+        self._choosing = self._compiled and bool(native_has_generator) and plain(variant)
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         """(M,) the mover's cubeless equity of each afterstate by the pruning net; NaN where it does not judge."""

@@ -88,6 +88,10 @@ def test_the_kernels_are_compiled_where_a_c_compiler_is():
         pytest.skip("no C compiler here: the install takes the numpy paths")
     assert native_first_layer is not None  # pip install built models/_native.c
     assert compiled_plays is not None  # and engine/rules/_native.c
+    # the nets' module reaches the engine's generator even when it is the first of the two imported
+    linked = subprocess.run([sys.executable, "-c", "import gammon.models._native as m; print(m.has_generator)"],
+                            capture_output=True, text=True, check=True)
+    assert linked.stdout.strip() == "1"
 
 
 @compiled

@@ -152,11 +152,12 @@ typedef struct {
 } Table;
 
 /* A hash of a row's first ``width`` bytes, for both tables below: eight bytes at a time, each word multiplied in
- * (the few steps of a 26-byte board, not one a byte), its high bits folded down. */
+ * (the few steps of a 26-byte board, not one a byte), then mixed whole (MurmurHash3's finaliser), so that boards
+ * differing in their last cells spread over the table's low bits too. */
 static uint64_t row_hash(const void *row, size_t width)
 {
     const unsigned char *bytes = row;
-    uint64_t h = 0x9E3779B97F4A7C15ull, word;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ width, word;
     size_t i = 0;
     for (; i + 8 <= width; i += 8) {
         memcpy(&word, bytes + i, 8);
@@ -166,9 +167,11 @@ static uint64_t row_hash(const void *row, size_t width)
     if (i < width) {
         word = 0;
         memcpy(&word, bytes + i, width - i);
-        h = (h ^ word ^ (uint64_t)(width - i) << 56) * 0xFF51AFD7ED558CCDull;
+        h = (h ^ word) * 0xFF51AFD7ED558CCDull;
     }
-    return h ^ (h >> 29);
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 33);
 }
 
 static int append_distinct(const Rows *rows, Table *table, Rows *out)

@@ -1,11 +1,11 @@
 /* The compiled move generator (engine/rules/_native.c) as another compiled module calls it: models/_native.c's
  * search kernels, through the capsule PLAYS_CAPSULE (the module's ``plays_api``), one position's distinct legal
- * plays at a time with no Python object between them. Only the engine's own rules are in it: the caller knows
+ * plays at a time with no Python object between them (the capsule's name says the table's layout). Only the engine's own rules are in it: the caller knows
  * nothing of it but this table. */
 #ifndef GAMMON_PLAYS_H
 #define GAMMON_PLAYS_H
 
-#define PLAYS_CAPSULE "gammon.engine.rules._native.plays_api"
+#define PLAYS_CAPSULE "gammon.engine.rules._native.plays_api, layout 1"  /* a new layout, a new number */
 #define PLAY_ROW 32                                  /* a play's bytes, its board's 26 cells first */
 
 typedef struct {

@@ -75,7 +75,7 @@ def _searched_piece(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: 
     n = len(boards)
     keep = 1 if plies == 1 and depth >= DEEP_SEARCH else SCREEN_KEEP
     played, again, static = best_play_of_every_roll(evaluator, boards, keep)
-    chosen = static if plies == 1 else searched_afterstates(evaluator, played.reshape(n * len(ROLLS), -1), plies - 1,
+    chosen = static if plies == 1 else searched_afterstates(evaluator, played.reshape(-1, played.shape[-1]), plies - 1,
                                                             again.ravel(), depth=depth).reshape(n, len(ROLLS), 5)
     return np.einsum("nrk,r->nk", chosen, ROLL_WEIGHTS)
 
