@@ -2,7 +2,6 @@
 
     python -m gammon.benchmarks.thinking                       # 0, 1 and 2-ply on the 60 shipped positions
     python -m gammon.benchmarks.thinking --plies 3 --positions 20 --json
-    python -m gammon.benchmarks.thinking --plies 3 --positions 20 --repeat 3   # each hint's fastest of 3 turns
     python -m gammon.benchmarks.thinking --no-screen           # searches without the pruning net
     python -m gammon.benchmarks.thinking --make-positions      # write benchmarks/data/thinking_positions.jsonl anew
 
@@ -11,9 +10,7 @@
 ``benchmarks/data/thinking_positions.jsonl`` so that every run and every model is timed on
 the same ones. For each position our ``engine.search.analysis.rank_moves`` (what ``gammon
 hint`` runs) and gnubg-nn's ``best_move`` at the same ply are timed one after the other, both
-on one thread; medians and means of each, and their ratios (a 3-ply also beside gnubg-nn's 2-ply in the
-same loop, the issue's yardstick for it; ``--repeat N`` times each position N times in turn and
-keeps each engine's fastest, as a shared machine only slows runs down). gnubg-nn's n-ply is gnubg's: the
+on one thread; medians and means of each, and their ratios. gnubg-nn's n-ply is gnubg's: the
 root filter, then each of the 21 rolls played by its pruning nets and full net.
 
 **A whole match.** A 7-point match of the shipped model against gnubg-nn (``gammon match default
@@ -79,40 +76,27 @@ def read_positions(limit: int) -> list[tuple[np.ndarray, list[int]]]:
     return [(board_from_position_id(r["position_id"]), r["dice"]) for r in rows]
 
 
-def hint_latency(net, positions, plies: int, gnubg_nn, repeat: int = 1) -> dict:
-    """Each position's hint by us and by gnubg-nn at the same ply, one after the other (``repeat`` turns, each
-    engine's fastest kept: a shared machine only ever slows a run down): milliseconds, medians, means, ratios. A
-    3-ply is also set beside gnubg-nn's 2-ply on the same positions in the same loop, the issue's yardstick for it."""
+def hint_latency(net, positions, plies: int, gnubg_nn) -> dict:
+    """Each position's hint by us and by gnubg-nn, one after the other: milliseconds, medians, means, ratios."""
     from gammon.models.gnubg import to_gnubg
 
-    ours, theirs, their_2ply = [], [], []
+    ours, theirs = [], []
     for board, (d1, d2) in positions:
-        g = to_gnubg(board[None])[0].tolist() if gnubg_nn is not None else None
-        turns = {"ours": [], "theirs": [], "their_2ply": []}
-        for _ in range(repeat):  # in turn, so that a slow spell of the machine falls on both
+        started = time.perf_counter()
+        rank_moves(net, board, (d1, d2), plies)
+        ours.append(time.perf_counter() - started)
+        if gnubg_nn is not None:
+            g = to_gnubg(board[None])[0].tolist()
             started = time.perf_counter()
-            rank_moves(net, board, (d1, d2), plies)
-            turns["ours"].append(time.perf_counter() - started)
-            for name, depth in [("theirs", plies)] + [("their_2ply", 2)] * (plies == 3):
-                if gnubg_nn is not None:
-                    started = time.perf_counter()
-                    gnubg_nn.best_move(g, d1, d2, depth)
-                    turns[name].append(time.perf_counter() - started)
-        for times, name in ((ours, "ours"), (theirs, "theirs"), (their_2ply, "their_2ply")):
-            if turns[name]:
-                times.append(min(turns[name]))
-    row = {"plies": plies, "positions": len(positions), "repeat": repeat,
-           "ours_median_ms": round(1e3 * statistics.median(ours), 2),
+            gnubg_nn.best_move(g, d1, d2, plies)
+            theirs.append(time.perf_counter() - started)
+    row = {"plies": plies, "positions": len(positions), "ours_median_ms": round(1e3 * statistics.median(ours), 2),
            "ours_mean_ms": round(1e3 * statistics.mean(ours), 2)}
     if theirs:
         row.update({"gnubg_median_ms": round(1e3 * statistics.median(theirs), 2),
                     "gnubg_mean_ms": round(1e3 * statistics.mean(theirs), 2),
                     "ratio_median": round(statistics.median(ours) / statistics.median(theirs), 2),
                     "ratio_mean": round(statistics.mean(ours) / statistics.mean(theirs), 2)})
-    if their_2ply:
-        row.update({"gnubg_2ply_median_ms": round(1e3 * statistics.median(their_2ply), 2),
-                    "ratio_to_gnubg_2ply_median": round(statistics.median(ours) / statistics.median(their_2ply), 2),
-                    "ratio_to_gnubg_2ply_mean": round(statistics.mean(ours) / statistics.mean(their_2ply), 2)})
     return row
 
 
@@ -166,8 +150,6 @@ def main(argv=None) -> int:
     parser.add_argument("--plies", default="0,1,2", help="comma-separated depths (default 0,1,2)")
     parser.add_argument("--positions", type=int, default=60, help="positions of the shipped file (default 60)")
     parser.add_argument("--model", default="default")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="time each position's hints this many times in turn, the fastest of each kept (default 1)")
     parser.add_argument("--no-screen", action="store_true", help="search without the model's pruning net")
     parser.add_argument("--no-commands", action="store_true", help="skip the command wall times")
     parser.add_argument("--match-plies", default="0,2",
@@ -190,7 +172,7 @@ def main(argv=None) -> int:
     positions = read_positions(args.positions)
     rank_moves(net, *positions[0], 1)  # warm up: the databases and the escape table are loaded once
     report = {"screen": getattr(net.evaluator, "screen", None) is not None, "kernels": kernels(),
-              "hints": [hint_latency(net, positions, int(p), gnubg_nn, args.repeat) for p in args.plies.split(",")],
+              "hints": [hint_latency(net, positions, int(p), gnubg_nn) for p in args.plies.split(",")],
               "commands": [] if args.no_commands else command_wall(),
               "match": [] if args.match_plies == "none" else match_analysis(net, [int(p) for p in
                                                                                   args.match_plies.split(",")])}
@@ -204,9 +186,6 @@ def main(argv=None) -> int:
         if "gnubg_median_ms" in r:
             line += f", gnubg-nn median {r['gnubg_median_ms']:.1f} ms (mean {r['gnubg_mean_ms']:.1f}): " \
                     f"{r['ratio_median']:.2f}x ({r['ratio_mean']:.2f}x on means)"
-        if "gnubg_2ply_median_ms" in r:
-            line += f"; against gnubg-nn's 2-ply (median {r['gnubg_2ply_median_ms']:.1f} ms) " \
-                    f"{r['ratio_to_gnubg_2ply_median']:.2f}x ({r['ratio_to_gnubg_2ply_mean']:.2f}x on means)"
         print(line)
     for r in report["match"]:
         line = f"7-point match ({r['decisions']} decisions) analysed at {r['plies']}-ply: ours {r['ours_s']:.1f} s"
