@@ -93,7 +93,9 @@ def best_play_of_every_roll(evaluator: ProbabilityEvaluator, boards: np.ndarray,
     choices = getattr(getattr(evaluator, "screen", None), "choices", None)
     found = None if choices is None else choices(boards, ROLLS, keep)
     if found is not None:
-        rows, group = found  # grouped by board and roll, in the generator's order: every roll has a play
+        # grouped by board and roll, in the generator's order (every roll has a play); the plain variants it plays
+        # never roll again
+        rows, group = found
         judged = afterstate_probs(evaluator.probabilities, rows, evaluator.variant, np.zeros(len(rows), dtype=bool))
         best = best_in_groups(cubeless_equity(judged), np.searchsorted(group, np.arange(n * len(ROLLS) + 1)))
         played, again, probs = rows[best], np.zeros(len(best), dtype=bool), judged[best]
