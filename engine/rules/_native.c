@@ -217,6 +217,14 @@ typedef struct {
     Table table;
 } Work;
 
+static void free_work(Work *work)
+{
+    for (int k = 0; k < 5; k++)
+        free(work->levels[k].data);
+    free(work->table.slots);
+    free(work->table.keep);
+}
+
 /* The distinct legal plays of one position and roll, appended to ``out``; the dice they use, or -1. */
 static int legal_plays(const signed char *board, int d1, int d2, Work *work, Rows *out)
 {
@@ -316,10 +324,7 @@ static PyObject *plays(PyObject *self, PyObject *args)
                            parent ? (const char *)parent : "", out.count * (Py_ssize_t)sizeof(int64_t), used);
 done:
     Py_XDECREF(used);
-    for (int k = 0; k < 5; k++)
-        free(work.levels[k].data);
-    free(work.table.slots);
-    free(work.table.keep);
+    free_work(&work);
     free(out.data);
     free(parent);
     PyBuffer_Release(&boards);
@@ -397,10 +402,7 @@ static void player_free(void *player)
     Player *p = player;
     if (!p)
         return;
-    for (int k = 0; k < 5; k++)
-        free(p->work.levels[k].data);
-    free(p->work.table.slots);
-    free(p->work.table.keep);
+    free_work(&p->work);
     free(p->out.data);
     free(p);
 }
