@@ -8,6 +8,8 @@
  * units as one row of a table summed when the weights are read (set_point below): a dozen rows or so a board.
  * The screen of a search's plays starts from the board they were played from: its sums once for all its rolls'
  * plays, then each play's few changed inputs (screen_moves_layer, called by screen with the starting boards).
+ * Last, a one-sided race net's two sides combined into a race's probabilities (race_rows): numpy's gathers of each
+ * row's tails cost a search's races more than the net does.
  *
  * Boards are the engine's layout (engine/rules/board.py): 26 int8 cells seen from the side on roll, [0] the
  * opponent's bar, [1..24] the points (> 0 the mover's, < 0 the opponent's, whose own point q is the mover's
@@ -735,6 +737,82 @@ done:
     return result;
 }
 
+/* A race's five probabilities for the side on roll from the two sides' roll counts, as
+ * engine/search/bearoff.py's race_probabilities computes them (its docstring says why; it stays the reference): row n
+ * is the mover's side my_rows[n] against the opponent's their_rows[n], both rows of ``table`` (S, 3, B): for each
+ * distinct side P(exactly b rolls) until all off, until the first off and until the other home board is clear. Each
+ * side's tails (P(>= b)) are summed as the loop over b runs down, never stored. */
+static void race_rows_layer(const double *table, Py_ssize_t bins, const long long *my_rows, const long long *their_rows,
+                            const unsigned char *my_none_off, const unsigned char *their_none_off, Py_ssize_t n,
+                            double *out)
+{
+    for (Py_ssize_t r = 0; r < n; r++) {
+        const double *me = table + my_rows[r] * 3 * bins, *it = table + their_rows[r] * 3 * bins;
+        double won[3] = {0}, lost[2] = {0}, its_tail[3] = {0}, my_tail[2] = {0};
+        for (Py_ssize_t b = bins - 1; b >= 0; b--) {
+            /* I win (a gammon, a backgammon) finishing in b rolls while it needs b or more (to bear one off, to clear) */
+            for (int k = 0; k < 3; k++) {
+                its_tail[k] += it[k * bins + b];
+                won[k] += me[b] * its_tail[k];
+            }
+            /* I lose (...) when it finishes in b rolls and I need more than b: its b-th roll comes after my b-th */
+            for (int k = 0; k < 2; k++) {
+                lost[k] += it[b] * my_tail[k];
+                my_tail[k] += me[(k + 1) * bins + b];
+            }
+        }
+        double *p = out + 5 * r;
+        p[0] = won[0];
+        p[1] = their_none_off[r] ? won[1] : 0.0;
+        p[2] = their_none_off[r] ? won[2] : 0.0;
+        p[3] = my_none_off[r] ? lost[0] : 0.0;
+        p[4] = my_none_off[r] ? lost[1] : 0.0;
+        /* the gammons capped by the wins (losses) they belong to, the backgammons by the gammons */
+        double losses = 1.0 - p[0] > 0.0 ? 1.0 - p[0] : 0.0;
+        p[1] = p[1] < p[0] ? p[1] : p[0];
+        p[2] = p[2] < p[1] ? p[2] : p[1];
+        p[3] = p[3] < losses ? p[3] : losses;
+        p[4] = p[4] < p[3] ? p[4] : p[3];
+    }
+}
+
+/* race_rows(table, my_rows, their_rows, my_none_off, their_none_off, out): race_rows_layer, out in place. */
+static PyObject *race_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer table, my_rows, their_rows, my_none_off, their_none_off, out;
+    Py_ssize_t bins;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*", &table, &bins, &my_rows, &their_rows, &my_none_off, &their_none_off,
+                          &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = my_none_off.len, sides = bins > 0 ? table.len / (3 * bins * (Py_ssize_t)sizeof(double)) : 0;
+    int ok = bins > 0 && table.len == sides * 3 * bins * (Py_ssize_t)sizeof(double)
+             && my_rows.len == n * (Py_ssize_t)sizeof(long long) && their_rows.len == my_rows.len
+             && their_none_off.len == n && out.len == 5 * n * (Py_ssize_t)sizeof(double);
+    for (Py_ssize_t r = 0; ok && r < n; r++) {
+        long long mine = ((const long long *)my_rows.buf)[r], theirs = ((const long long *)their_rows.buf)[r];
+        ok = mine >= 0 && mine < sides && theirs >= 0 && theirs < sides;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "race_rows: table (S, 3, bins) float64, my_rows and their_rows (N,) int64 "
+                                          "rows of it, my_none_off and their_none_off (N,) bool, out (N, 5) float64, "
+                                          "all C-contiguous");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    race_rows_layer(table.buf, bins, my_rows.buf, their_rows.buf, my_none_off.buf, their_none_off.buf, n, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&my_rows);
+    PyBuffer_Release(&their_rows);
+    PyBuffer_Release(&my_none_off);
+    PyBuffer_Release(&their_none_off);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"first_layer", first_layer, METH_VARARGS,
      "first_layer(boards, table, weight, bias, escape_table, out): out = bias + encoded(boards) @ weight, in place, "
@@ -748,6 +826,10 @@ static PyMethodDef methods[] = {
      "screen_choices(boards, rolls, keep, w1, b1, w2, b2, escape_table, points) -> (rows, group) as bytes: for each "
      "board and roll, its legal plays screened from the board; of a roll with more than keep plays those the screen "
      "does not judge and its keep best, else all: (M, 26) int8 rows and (M,) int64 groups (board * R + roll)."},
+    {"race_rows", race_rows, METH_VARARGS,
+     "race_rows(table, bins, my_rows, their_rows, my_none_off, their_none_off, out): a race's five probabilities for "
+     "the side on roll of each row, from the two sides' roll counts (table (S, 3, bins) float64 of distinct sides, "
+     "my_rows and their_rows (N,) int64 into it), as engine.search.bearoff.race_probabilities; out (N, 5) in place."},
     {"instruction_set", instruction_set, METH_VARARGS,
      "instruction_set([name]) -> str: the kernels' instruction set in use (baseline, x86-64-v3 or x86-64-v4); with a "
      "name, that set in its place, where this processor runs it, and the previous set's name returned."},

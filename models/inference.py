@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import threading
+from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -66,10 +67,11 @@ try:  # the first layer summed straight from the boards (models/_native.c); an i
     from gammon.models._native import first_layer as native_first_layer
     from gammon.models._native import has_generator as native_has_generator
     from gammon.models._native import instruction_set as native_instruction_set
+    from gammon.models._native import race_rows as native_race_rows
     from gammon.models._native import screen as native_screen
     from gammon.models._native import screen_choices as native_screen_choices
 except ImportError:
-    native_first_layer = native_screen = native_instruction_set = native_screen_choices = None
+    native_first_layer = native_screen = native_instruction_set = native_screen_choices = native_race_rows = None
     native_has_generator = False
 
 
@@ -241,7 +243,11 @@ class OneSidedCounts:
         return self.databases
 
     def distributions(self, counts: np.ndarray, dtype=np.float64) -> RaceDistributions:
-        """One side's roll counts ``(N, 24)`` -> its RaceDistributions, ``(N, bins)`` each.
+        """One side's roll counts ``(N, 24)`` -> its RaceDistributions, ``(N, bins)`` each (:meth:`side_table`'s)."""
+        return RaceDistributions(*np.moveaxis(self.side_table(counts, dtype), 1, 0))
+
+    def side_table(self, counts: np.ndarray, dtype=np.float64) -> np.ndarray:
+        """One side's roll counts ``(N, 24)`` -> ``(N, 3, bins)`` its roll-count probabilities, HEADS order.
 
         Home-board positions come from the one-sided database, the others from the net; a
         side with nothing in the other side's home board has nothing to clear. (Training asks
@@ -258,7 +264,7 @@ class OneSidedCounts:
             out[outside] = self.side_counts(counts[outside])
             cleared = outside[counts[outside, OPPONENT_HOME].sum(axis=1) == 0]
             out[cleared, HEADS.index("clear")] = _certain_now(len(cleared), self.bins)
-        return RaceDistributions(*(out[:, k] for k in range(len(HEADS))))
+        return out
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) gnubg probabilities of the player on roll in race positions (both sides with checkers left)."""
@@ -268,9 +274,16 @@ class OneSidedCounts:
         # each distinct side is evaluated once.
         sides = np.ascontiguousarray(np.concatenate([mine, theirs]), dtype=np.int8)
         first, which = distinct_rows(sides)
-        dists = self.distributions(sides[first])
-        return race_probabilities(dists, dists, mine.sum(axis=1) == MAX_CHECKERS, theirs.sum(axis=1) == MAX_CHECKERS,
-                                  which[: len(b)], which[len(b):])
+        table = self.side_table(sides[first])
+        my_none_off, their_none_off = mine.sum(axis=1) == MAX_CHECKERS, theirs.sum(axis=1) == MAX_CHECKERS
+        my_rows, their_rows = which[: len(b)], which[len(b):]
+        if native_race_rows is not None:
+            out = np.empty((len(b), 5))
+            native_race_rows(table, self.bins, np.ascontiguousarray(my_rows, dtype=np.int64),
+                             np.ascontiguousarray(their_rows, dtype=np.int64), my_none_off, their_none_off, out)
+            return out
+        dists = RaceDistributions(*np.moveaxis(table, 1, 0))
+        return race_probabilities(dists, dists, my_none_off, their_none_off, my_rows, their_rows)
 
     def results(self, boards: np.ndarray) -> np.ndarray:
         """(N, 6) exclusive-result probabilities for the player on roll."""
@@ -309,7 +322,7 @@ class OneSidedNet(OneSidedCounts):
             return self._judged(counts)
         keys = counts.view(np.dtype((np.void, counts.shape[1]))).ravel().tolist()
         with self._lock:
-            slots = np.fromiter((self._slots.get(key, -1) for key in keys), dtype=np.int64, count=len(keys))
+            slots = np.fromiter(map(self._slots.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
             unseen = np.flatnonzero(slots < 0)
             if self._used + len(unseen) > REMEMBERED_SIDES:  # full: forget every side
                 self._slots.clear()

@@ -214,6 +214,34 @@ def test_a_tiny_run_fits_its_targets_better_than_its_starting_net(tmp_path):
 # -- the shipped race net against GNU Backgammon ----------------------------------------------------------
 
 
+def test_the_compiled_combination_of_two_sides_answers_as_race_probabilities(monkeypatch):
+    """models/_native.c's race_rows against the numpy formula it mirrors, on the races of random play (gammons,
+    backgammons, some checkers off) and hand-made ones at the formula's edges (a tie in rolls, a capped gammon)."""
+    import gammon.models.inference as inference
+    from gammon.models.players import load_player
+
+    if inference.native_race_rows is None:
+        pytest.skip("the compiled kernels were not built")
+    try:  # tests/ is on sys.path under pytest's default import mode
+        import positions as random_positions
+    except ImportError:  # pragma: no cover
+        from tests import positions as random_positions
+
+    boards, _ = random_positions.random_play("standard", games=32, seed=8)
+    hand_made = [race_board({1: 15}, {1: 15}), race_board({6: 1}, {19: 15}), race_board({24: 2, 1: 13}, {22: 1}),
+                 race_board({12: 15}, {1: 2}), race_board({2: 3}, {2: 3})]
+    races = np.concatenate([boards[position_class(boards) == RACE], hand_made])
+    races = np.concatenate([races, races[::-1]])  # sides repeated, as a search's batches repeat them
+    net = load_player("default").model.nets["race"]
+    compiled, race_rows = net.probabilities(races), inference.native_race_rows
+    monkeypatch.setattr(inference, "native_race_rows", None)
+    np.testing.assert_allclose(compiled, net.probabilities(races), rtol=0, atol=1e-12)
+    assert compiled[:, 4].any() and compiled[:, 3].any() and compiled[:, 2].any()
+    with pytest.raises(ValueError, match="rows of it"):  # a row past the table
+        race_rows(np.zeros((2, 3, 4)), 4, np.array([0, 2]), np.array([0, 1]), np.ones(2, bool),
+                                   np.ones(2, bool), np.empty((2, 5)))
+
+
 def test_the_shipped_race_net_agrees_with_gnubg_on_races_outside_the_databases():
     """gnubg-nn's 0-ply as the oracle, on the races of random play neither side has borne in yet.
 

@@ -114,7 +114,7 @@ def targets(sides: np.ndarray, net: OneSidedRace) -> np.ndarray:
     boards[:, 1:25] = sides  # no opponent: nothing blocks or is hit
     plays = generate(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (len(sides), 1)), check=False)
     after = mover_counts(plays.boards)[:, :24]
-    dists = np.stack(net.distributions(after, np.float32), axis=1)
+    dists = net.side_table(after, np.float32)
     parent = np.repeat(np.repeat(np.arange(len(sides)), len(ROLLS)), plays.counts())
     ends_now = {"first": after.sum(axis=1) < sides[parent].sum(axis=1),
                 "clear": after[:, OPPONENT_HOME].sum(axis=1) == 0}
