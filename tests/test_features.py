@@ -260,6 +260,21 @@ def test_position_class_by_hand():
     assert position_class(board({1: 10, 8: 3, 20: 2}, {19: 2, 10: 13}))[0] == CRASHED
 
 
+def test_the_compiled_position_classes_are_numpys(monkeypatch):
+    """engine/rules/_native.c's classes against the numpy definition, on random play and the corner families (bars,
+    piles, bear-offs) of backgammon's board, every class among them."""
+    import gammon.engine.rules.board as board_module
+    from positions import all_families  # tests/ is on sys.path under pytest
+
+    if board_module.compiled_classes is None:
+        pytest.skip("the compiled rules were not built")
+    boards = np.concatenate([b for b, _ in all_families(7).values() if b.shape[1] == 26] + [dev_boards(1000)])
+    boards = boards.astype(np.int8)
+    compiled = position_class(boards)
+    monkeypatch.setattr(board_module, "compiled_classes", None)
+    assert np.array_equal(compiled, position_class(boards)) and set(compiled.tolist()) == {CONTACT, CRASHED, RACE}
+
+
 def test_position_class_agrees_with_gnubg_on_the_dev_positions():
     rows = [json.loads(line) for line in DATA.read_text().splitlines()]
     classes = position_class(np.stack([board_from_position_id(r["position_id"]) for r in rows]))

@@ -1,6 +1,7 @@
 /* The rules' hot loops in C, each the twin of the numpy code that stays the reference (and the path of an install
- * without a C compiler): backgammon's legal plays (engine/rules/movegen.py) and the distinct rows of a batch
- * (engine/rules/groups.py's distinct_rows).
+ * without a C compiler): backgammon's legal plays (engine/rules/movegen.py), the distinct rows of a batch
+ * (engine/rules/groups.py's distinct_rows) and the boards' position classes (engine/rules/board.py's position_class,
+ * which every evaluation asks of its batch).
  *
  * Legal plays, one position at a time: the same afterstates, in the same order, with the same play records as
  * movegen.py's batched generator (the only generator of the variants with restrictions, lone checkers holding,
@@ -37,6 +38,9 @@
 #define BAR 25
 #define POINT_BITS (((1u << 26) - 1) & ~1u)         /* bits 1..25: points 1..24 and the bar */
 #define TARGET_BITS (((1u << 25) - 1) & ~1u)        /* bits 1..24 */
+#define CLASS_CONTACT 0                              /* engine/rules/board.py's CONTACT, CRASHED, RACE */
+#define CLASS_CRASHED 1
+#define CLASS_RACE 2
 #define OUTSIDE_HOME_BITS (((1u << 26) - 1) & ~((1u << 7) - 1))
 
 typedef struct {
@@ -419,16 +423,78 @@ static Py_ssize_t player_plays(void *player, const signed char *board, int d1, i
 
 static const PlaysApi plays_api = {player_new, player_free, player_plays};
 
+/* gnubg's crashed-board test of one side (engine/rules/board.py's _crashed): at most six checkers still in play once
+ * the dead ones are set aside, all of a piled 1-point (then also all but one of a piled 2-point), else all but one of
+ * the 2-point. ``total`` counts the side's checkers on the board and the bar. */
+static int crashed(int total, int ace, int deuce)
+{
+    int piled_ace = ace > 1;
+    int in_play = piled_ace ? total - ace : total - (deuce > 1 ? deuce - 1 : 0);
+    int both = piled_ace && deuce > 1 && total - ace - deuce + 1 <= 6;
+    return total <= 6 || in_play <= 6 || both;
+}
+
+/* position_class of backgammon boards (engine/rules/board.py, the reference): a race once the two rearmost checkers
+ * (bar 25) add up to 25 or less, crashed where either side has crashed its board, contact otherwise. */
+static void classes_of(const signed char *boards, Py_ssize_t n, signed char *out)
+{
+    for (Py_ssize_t r = 0; r < n; r++) {
+        const signed char *b = boards + r * CELLS;
+        int mine = b[BAR], theirs = b[0];            /* checkers left on the board, the bars first */
+        int my_back = b[BAR] > 0 ? 25 : 0, their_back = b[0] > 0 ? 25 : 0;
+        for (int p = 1; p <= 24; p++) {
+            if (b[p] > 0) {
+                mine += b[p];
+                my_back = my_back > p ? my_back : p;
+            } else if (b[p] < 0) {
+                theirs -= b[p];                      /* the opponent's own point 25 - p */
+                their_back = their_back > 25 - p ? their_back : 25 - p;
+            }
+        }
+        int my_ace = b[1] > 0 ? b[1] : 0, my_deuce = b[2] > 0 ? b[2] : 0;
+        int their_ace = b[24] < 0 ? -b[24] : 0, their_deuce = b[23] < 0 ? -b[23] : 0;
+        out[r] = my_back + their_back <= 25 ? CLASS_RACE
+                 : crashed(mine, my_ace, my_deuce) || crashed(theirs, their_ace, their_deuce) ? CLASS_CRASHED
+                                                                                             : CLASS_CONTACT;
+    }
+}
+
+/* classes(boards) -> (N,) int8 as bytes: classes_of. */
+static PyObject *classes(PyObject *self, PyObject *args)
+{
+    Py_buffer boards;
+    if (!PyArg_ParseTuple(args, "y*", &boards))
+        return NULL;
+    PyObject *result = NULL;
+    if (boards.len % CELLS) {
+        PyErr_SetString(PyExc_ValueError, "classes: boards (N, 26) int8, C-contiguous");
+        goto done;
+    }
+    Py_ssize_t n = boards.len / CELLS;
+    result = PyBytes_FromStringAndSize(NULL, n);
+    if (result) {
+        signed char *out = (signed char *)PyBytes_AS_STRING(result);
+        Py_BEGIN_ALLOW_THREADS
+        classes_of(boards.buf, n, out);
+        Py_END_ALLOW_THREADS
+    }
+done:
+    PyBuffer_Release(&boards);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"plays", plays, METH_VARARGS,
      "plays(boards, dice) -> (rows, parent, dice_used) as bytes: (M, 32) int8 rows of every distinct legal play "
      "grouped by input, (M,) int64 inputs, (N,) int8 dice used."},
+    {"classes", classes, METH_VARARGS,
+     "classes(boards) -> (N,) int8 as bytes: each board's position class (engine.rules.board.position_class)."},
     {"distinct", distinct, METH_VARARGS,
      "distinct(rows, width) -> (first, inverse) as int64 bytes: the first of each distinct row, each row's one."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "The rules' hot loops in C: legal plays, distinct rows.", -1,
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "The rules' hot loops in C: legal plays, distinct rows, position classes.", -1,
                                     methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__native(void)

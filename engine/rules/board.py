@@ -43,6 +43,11 @@ from gammon.engine.rules.variants import (
 )
 from gammon.engine.rules.variants import VARIANTS as ALL_VARIANTS
 
+try:  # position classes in C (engine/rules/_native.c), the same answers; an install without a C compiler has them below
+    from gammon.engine.rules._native import classes as compiled_classes
+except ImportError:
+    compiled_classes = None
+
 OPP_BAR = 0
 MOVER_BAR = 25
 BOARD_SIZE = 26
@@ -172,6 +177,8 @@ def position_class(boards: np.ndarray) -> np.ndarray:
     otherwise. Bear-offs are races here: the exact databases take them before any net.
     """
     b = np.asarray(boards)
+    if compiled_classes is not None and b.dtype == np.int8 and b.ndim == 2 and b.shape[1] == BOARD_SIZE:
+        return np.frombuffer(compiled_classes(np.ascontiguousarray(b)), dtype=np.int8).astype(np.intp)
     mine, theirs = mover_counts(b), opponent_counts(b)  # once: every evaluation classes its batch
     race = race_of_back_checkers(back_of(mine, theirs))
     return np.where(race, RACE, np.where(_crashed(mine) | _crashed(theirs), CRASHED, CONTACT))
