@@ -76,13 +76,44 @@ KERNEL_INLINE float SET(lane_sum)(const Vector *v)
     return f[0];
 }
 
+/* Eight lanes as one vector (two on the baseline's four-lane registers): a softmax's six logits, padded. */
+#define EIGHT_LANES (LANES < 8 ? LANES : 8)
+#define EIGHT_VECTORS (8 / EIGHT_LANES)
+typedef float SET(Eight) __attribute__((vector_size(EIGHT_LANES * sizeof(float)), aligned(4)));
+typedef int SET(EightBits) __attribute__((vector_size(EIGHT_LANES * sizeof(int)), aligned(4)));
+#define Eight SET(Eight)
+#define EightBits SET(EightBits)
+
+/* e^x of each lane for x <= 0 (a softmax's logits less the largest), in a few multiply-adds where libm's expf is a
+ * call a lane: 2^n e^r with n the integer nearest x / ln 2, so that |r| <= ln 2 / 2, and e^r by its Taylor series to
+ * r^7 (the next term is below 6e-9 there, under float rounding). Below -87, near float's smallest normal, it is 0:
+ * nothing beside the largest logit's 1. */
+KERNEL_INLINE Eight SET(exp_lanes)(Eight x)
+{
+    EightBits low = x < -87.0f;                          /* -1 in the lanes below -87 */
+    Eight n = x * 1.44269504088896341f + 12582912.0f;    /* 1.5 * 2^23: adding it rounds to an integer */
+    n -= 12582912.0f;
+    Eight r = x - n * 0.693359375f;                      /* ln 2 in two parts, the first exact in few bits */
+    r -= n * -2.12194440054690583e-4f;
+    Eight e = (Eight){0} + 1.0f / 5040;
+    e = e * r + 1.0f / 720;
+    e = e * r + 1.0f / 120;
+    e = e * r + 1.0f / 24;
+    e = e * r + 1.0f / 6;
+    e = e * r + 0.5f;
+    e = e * r + 1.0f;
+    e = e * r + 1.0f;
+    EightBits scale = (__builtin_convertvector(n, EightBits) + 127) << 23;    /* 2^n as a float's bits */
+    return (Eight)((EightBits)(e * (Eight)scale) & ~low);
+}
+
 /* The mover's equity from the pruning net's first-layer sums ``h`` of the board turned round (the opponent on roll):
  * ReLU, the second layer, the softmax of the six logits weighed by ``points`` (the results' points for the side on
  * roll), its sign turned. ``h`` is overwritten. */
 KERNEL_INLINE double SET(screen_equity)(float *h, Py_ssize_t hidden, const float *w2t, const float *b2,
                                         const double *points)
 {
-    float logits[6], top = -INFINITY, total = 0.0f, equity = 0.0f;
+    float logits[8] = {0}, e[8], top = -INFINITY, total = 0.0f, equity = 0.0f;
     for (Py_ssize_t j = 0; j < hidden; j++)
         h[j] = h[j] > 0.0f ? h[j] : 0.0f;
     Vector lanes[6] = {{0}};                             /* each result: LANES hidden units to a vector */
@@ -97,12 +128,16 @@ KERNEL_INLINE double SET(screen_equity)(float *h, Py_ssize_t hidden, const float
         logits[k] = sum;
         top = sum > top ? sum : top;
     }
-    for (int k = 0; k < 6; k++) {
-        logits[k] = expf(logits[k] - top);
-        total += logits[k];
+    for (int v = 0; v < EIGHT_VECTORS; v++) {
+        Eight x;
+        memcpy(&x, logits + v * EIGHT_LANES, sizeof x);
+        x = SET(exp_lanes)(x - top);
+        memcpy(e + v * EIGHT_LANES, &x, sizeof x);
     }
-    for (int k = 0; k < 6; k++)
-        equity += logits[k] * (float)points[k];
+    for (int k = 0; k < 6; k++) {
+        total += e[k];
+        equity += e[k] * (float)points[k];
+    }
     return -(double)equity / total;
 }
 
@@ -248,5 +283,9 @@ static const Kernels SET(kernels) = {SET_NAME, SET(tesauro_layer), SET(screen_la
                                      SET(screen_choices_layer)};
 
 #undef Vector
+#undef Eight
+#undef EightBits
+#undef EIGHT_LANES
+#undef EIGHT_VECTORS
 #undef KERNEL_INLINE
 #undef LANES
