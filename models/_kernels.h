@@ -53,14 +53,19 @@ KERNEL_INLINE void SET(board_sums)(const Active *a, const float *table, const fl
     }
 }
 
+/* Each board's first-layer sums, with ``relu`` their ReLU (taken while the row is in the cache, not in a pass of its
+ * own over the batch). */
 KERNEL static void SET(tesauro_layer)(const signed char *boards, Py_ssize_t rows, const float *table,
                                       const float *weight, Py_ssize_t inputs, const float *bias, Py_ssize_t width,
-                                      const double *escape_table, float *out)
+                                      const double *escape_table, int relu, float *out)
 {
     Active a;
     for (Py_ssize_t r = 0; r < rows; r++) {
+        float *o = out + r * width;
         active_inputs(boards + r * CELLS, inputs, 1, escape_table, &a);
-        SET(board_sums)(&a, table, weight, width, bias, out + r * width);
+        SET(board_sums)(&a, table, weight, width, bias, o);
+        for (Py_ssize_t j = 0; relu && j < width; j++)
+            o[j] = o[j] > 0.0f ? o[j] : 0.0f;
     }
 }
 

@@ -463,7 +463,7 @@ typedef struct {
     const char *name;
     void (*tesauro_layer)(const signed char *boards, Py_ssize_t rows, const float *table, const float *weight,
                           Py_ssize_t inputs, const float *bias, Py_ssize_t width, const double *escape_table,
-                          float *out);
+                          int relu, float *out);
     void (*screen_layer)(const signed char *boards, Py_ssize_t rows, const float *w1, const float *b1,
                          Py_ssize_t hidden, const float *w2, const float *b2, const double *escape_table,
                          const double *points, double *out);
@@ -577,7 +577,8 @@ static PyObject *instruction_set(PyObject *self, PyObject *args)
 static PyObject *first_layer(PyObject *self, PyObject *args)
 {
     Py_buffer boards, table, weight, bias, escape_table, out;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*", &boards, &table, &weight, &bias, &escape_table, &out))
+    int relu = 0;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*|p", &boards, &table, &weight, &bias, &escape_table, &out, &relu))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t width = bias.len / (Py_ssize_t)sizeof(float);
@@ -596,7 +597,8 @@ static PyObject *first_layer(PyObject *self, PyObject *args)
     }
     const Kernels *set = kernels;                        /* read under the GIL: instruction_set may change it */
     Py_BEGIN_ALLOW_THREADS
-    set->tesauro_layer(boards.buf, rows, table.buf, weight.buf, inputs, bias.buf, width, escape_table.buf, out.buf);
+    set->tesauro_layer(boards.buf, rows, table.buf, weight.buf, inputs, bias.buf, width, escape_table.buf, relu,
+                       out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -815,9 +817,9 @@ done:
 
 static PyMethodDef methods[] = {
     {"first_layer", first_layer, METH_VARARGS,
-     "first_layer(boards, table, weight, bias, escape_table, out): out = bias + encoded(boards) @ weight, in place, "
-     "the points' units from table (models.inference.point_table of weight); the encoding is tesauro198, "
-     "tesauro198+race, contact-v1 or contact-v2 by the weight's rows."},
+     "first_layer(boards, table, weight, bias, escape_table, out[, relu]): out = bias + encoded(boards) @ weight, in "
+     "place, the points' units from table (models.inference.point_table of weight), with relu its ReLU; the encoding "
+     "is tesauro198, tesauro198+race, contact-v1 or contact-v2 by the weight's rows."},
     {"screen", screen, METH_VARARGS,
      "screen(boards, w1, b1, w2, b2, escape_table, points, out[, origins, parent]): a pruning net's equity of each "
      "afterstate for the side that moved, NaN where it does not judge; out in place. With origins, boards[r] was "

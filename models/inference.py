@@ -121,16 +121,19 @@ def forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
     else:
         x = x @ first.weight
     x += first.bias
+    np.maximum(x, 0.0, out=x)
     return deeper(layers, x)
 
 
-def deeper(layers: list[Layer], x: np.ndarray) -> np.ndarray:
-    """The layers after the first, applied to the first layer's sums ``x`` (ReLU before each, in place)."""
-    for layer in layers[1:]:
-        np.maximum(x, 0.0, out=x)
-        x = x @ layer.weight
-        x += layer.bias
-    return x
+def deeper(layers: list[Layer], hidden: np.ndarray) -> np.ndarray:
+    """The layers after the first, applied to the first layer's units ``hidden`` (after its ReLU), ReLU between them
+    (in place)."""
+    for k, layer in enumerate(layers[1:]):
+        if k:
+            np.maximum(hidden, 0.0, out=hidden)
+        hidden = hidden @ layer.weight
+        hidden += layer.bias
+    return hidden
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -171,12 +174,15 @@ class DenseNet:
         return softmax(forward(self.layers, self._encode(boards)))
 
     def _native_first_layer(self, boards: np.ndarray) -> np.ndarray:
-        """The first layer's sums (before ReLU): the compiled kernel's over its columns, numpy's over the rest."""
+        """The first layer's units (after its ReLU): the compiled kernel's sums over its columns, numpy's over the
+        rest; the kernel takes the ReLU where it sums every column."""
         x = np.empty((len(boards), len(self._compiled_layer.bias)), dtype=np.float32)
+        whole = not len(self._features_weight)
         native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), self._point_table, *self._compiled_layer,
-                           escape_table(), x)
-        if len(self._features_weight):
+                           escape_table(), x, whole)
+        if not whole:
             x += features_after(self.encoding, boards, len(self._compiled_layer.weight)) @ self._features_weight
+            np.maximum(x, 0.0, out=x)
         return x
 
 

@@ -112,10 +112,10 @@ def test_the_compiled_kernels_use_the_best_instruction_set_the_processor_runs():
         _native.instruction_set("avx9")
 
 
-def _compiled_layer(boards, layer):
+def _compiled_layer(boards, layer, relu=False):
     out = np.empty((len(boards), len(layer.bias)), dtype=np.float32)
     native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), point_table(layer.weight), layer.weight,
-                       layer.bias, escape_table(), out)
+                       layer.bias, escape_table(), out, relu)
     return out
 
 
@@ -132,12 +132,15 @@ def test_the_compiled_first_layer_reads_the_encoding_exactly(boards, encoding, i
 @compiled
 @pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2"])
 @pytest.mark.parametrize("width", [64, 512, 200, 70, 5])  # blocks of 128 and 64 columns, and rests
-def test_the_compiled_first_layer_sums_the_encoded_inputs(boards, encoding, width, instruction_set):
+@pytest.mark.parametrize("relu", [False, True])
+def test_the_compiled_first_layer_sums_the_encoded_inputs(boards, encoding, width, relu, instruction_set):
     encode, inputs = encoder(encoding)
     (layer,) = _random_layers([(inputs, width)])
     mixed = np.concatenate([boards, _edge_boards()])
-    np.testing.assert_allclose(_compiled_layer(mixed, layer), encode(mixed) @ layer.weight + layer.bias,
-                               rtol=1e-5, atol=1e-4)
+    sums = encode(mixed) @ layer.weight + layer.bias
+    compiled = _compiled_layer(mixed, layer, relu)
+    np.testing.assert_allclose(compiled, np.maximum(sums, 0.0) if relu else sums, rtol=1e-5, atol=1e-4)
+    assert (compiled < 0).any() != relu
 
 
 @compiled
