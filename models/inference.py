@@ -272,6 +272,10 @@ class OneSidedCounts:
             out[cleared, HEADS.index("clear")] = _certain_now(len(cleared), self.bins)
         return out
 
+    def side_rows(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(table, rows)``: each side's :meth:`side_table` row is ``table[rows]`` (here the table itself)."""
+        return self.side_table(counts), np.arange(len(counts))
+
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) gnubg probabilities of the player on roll in race positions (both sides with checkers left)."""
         b = np.asarray(boards)
@@ -280,9 +284,9 @@ class OneSidedCounts:
         # each distinct side is evaluated once.
         sides = np.ascontiguousarray(np.concatenate([mine, theirs]), dtype=np.int8)
         first, which = distinct_rows(sides)
-        table = self.side_table(sides[first])
+        table, rows = self.side_rows(sides[first])
         my_none_off, their_none_off = mine.sum(axis=1) == MAX_CHECKERS, theirs.sum(axis=1) == MAX_CHECKERS
-        my_rows, their_rows = which[: len(b)], which[len(b):]
+        my_rows, their_rows = rows[which[: len(b)]], rows[which[len(b):]]
         if native_race_rows is not None:
             out = np.empty((len(b), 5))
             native_race_rows(table, self.bins, np.ascontiguousarray(my_rows, dtype=np.int64),
@@ -305,10 +309,10 @@ REMEMBERED_SIDES = 1 << 14
 class OneSidedNet(OneSidedCounts):
     """A one-sided race net in numpy: one side's inputs -> hidden layers -> three softmaxes over 0..bins-1 rolls.
 
-    Its weights never change, so it keeps the answers for the last :data:`REMEMBERED_SIDES` sides it judged
-    (forgetting them all when full) and judges only the sides it has not seen. A remembered answer is the one
-    the side got in the batch that first held it: the same to float rounding (a few 1e-7) as it would get in
-    today's batch, as the products of any net differ slightly with the batch's size.
+    Its weights never change, so it keeps the table rows (:meth:`side_table`) of the last :data:`REMEMBERED_SIDES`
+    sides it was asked about (forgetting them all when full) and works out only the sides it has not seen. A
+    remembered row is the one the side got in the batch that first held it: the same to float rounding (a few 1e-7)
+    as it would get in today's batch, as the products of any net differ slightly with the batch's size.
     """
 
     kind = ONE_SIDED
@@ -317,36 +321,41 @@ class OneSidedNet(OneSidedCounts):
         self.layers = layers
         self.bins = int(bins)
         self.hidden = tuple(len(layer.bias) for layer in layers[:-1])
-        self._slots: dict[bytes, int] = {}  # a side's bytes -> its row of _answers
-        self._answers = np.zeros((0, len(HEADS), self.bins))
-        self._used = 0  # rows of _answers written (a side met twice in one batch takes two)
+        self._slots: dict[bytes, int] = {}  # a side's bytes -> its row of _rows
+        self._rows = np.zeros((0, len(HEADS), self.bins))
+        self._used = 0  # rows of _rows written (a side met twice in one batch takes two)
         self._lock = threading.Lock()  # a server may judge from several threads
 
     def side_counts(self, counts: np.ndarray) -> np.ndarray:
-        counts = np.ascontiguousarray(counts, dtype=np.int8)
-        if len(counts) > REMEMBERED_SIDES:  # more than it can keep: judged, not remembered
-            return self._judged(counts)
-        keys = counts.view(np.dtype((np.void, counts.shape[1]))).ravel().tolist()
-        with self._lock:
-            slots = np.fromiter(map(self._slots.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
-            unseen = np.flatnonzero(slots < 0)
-            if self._used + len(unseen) > REMEMBERED_SIDES:  # full: forget every side
-                self._slots.clear()
-                self._used = 0
-                slots[:], unseen = -1, np.arange(len(keys))
-            if len(unseen):
-                if len(self._answers) == 0:
-                    self._answers = np.zeros((REMEMBERED_SIDES, len(HEADS), self.bins))
-                new = np.arange(self._used, self._used + len(unseen))
-                self._used += len(unseen)
-                self._answers[new] = self._judged(counts[unseen])
-                self._slots.update(zip((keys[i] for i in unseen.tolist()), new.tolist()))
-                slots[unseen] = new
-            return self._answers[slots]
-
-    def _judged(self, counts: np.ndarray) -> np.ndarray:
         logits = forward(self.layers, one_sided_inputs(counts))
         return softmax(logits.reshape(len(counts), len(HEADS), self.bins))
+
+    def side_rows(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(table, rows)`` as :meth:`OneSidedCounts.side_rows`, the table the remembered rows (read them under
+        ``_lock``, which :meth:`probabilities` holds: another thread's batch may forget them)."""
+        counts = np.ascontiguousarray(counts, dtype=np.int8)
+        if len(counts) > REMEMBERED_SIDES:  # more than it can keep: worked out, not remembered
+            return super().side_rows(counts)
+        keys = counts.view(np.dtype((np.void, counts.shape[1]))).ravel().tolist()
+        slots = np.fromiter(map(self._slots.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+        unseen = np.flatnonzero(slots < 0)
+        if self._used + len(unseen) > REMEMBERED_SIDES:  # full: forget every side
+            self._slots.clear()
+            self._used = 0
+            slots[:], unseen = -1, np.arange(len(keys))
+        if len(unseen):
+            if len(self._rows) == 0:
+                self._rows = np.zeros((REMEMBERED_SIDES, len(HEADS), self.bins))
+            new = np.arange(self._used, self._used + len(unseen))
+            self._used += len(unseen)
+            self._rows[new] = self.side_table(counts[unseen])
+            self._slots.update(zip((keys[i] for i in unseen.tolist()), new.tolist()))
+            slots[unseen] = new
+        return self._rows, slots
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        with self._lock:
+            return super().probabilities(boards)
 
 
 def check_model(nets: dict) -> None:

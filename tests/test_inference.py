@@ -197,15 +197,16 @@ def test_a_one_sided_net_remembers_the_sides_it_judged_and_answers_as_if_it_did_
     judged = []
 
     class Counting(OneSidedNet):
-        def _judged(self, counts):
+        def side_table(self, counts, dtype=np.float64):
             judged.append(len(counts))
-            return super()._judged(counts)
+            return super().side_table(counts, dtype)
 
     rng = np.random.default_rng(3)
-    sides = np.zeros((120, 24), dtype=np.int8)
-    for side in sides:  # up to 15 checkers anywhere on the 24 points
-        np.add.at(side, rng.integers(0, 24, size=rng.integers(1, 16)), 1)
-    plain = shipped._judged(sides)
+    sides = np.zeros((200, 24), dtype=np.int8)
+    for side in sides:  # up to 15 checkers anywhere on the 24 points, some all home
+        np.add.at(side, rng.integers(0, rng.choice([6, 24]), size=rng.integers(1, 16)), 1)
+    sides = sides[np.sort(np.unique(sides, axis=0, return_index=True)[1])][:120]  # distinct, as a batch's sides are
+    plain = shipped.side_table(sides)
     monkeypatch.setattr(inference, "REMEMBERED_SIDES", 50)
     net = Counting(shipped.layers, shipped.bins)
     for rows, new in [(np.arange(30), 30), (np.arange(30), 0), (np.arange(20, 45), 15),
@@ -213,8 +214,15 @@ def test_a_one_sided_net_remembers_the_sides_it_judged_and_answers_as_if_it_did_
                       (np.arange(5), 5), (np.arange(45, 50), 0),
                       (np.arange(120), 120)]:  # more than it keeps: judged whole
         judged.clear()
-        np.testing.assert_allclose(net.side_counts(sides[rows]), plain[rows], rtol=0, atol=1e-6)
+        table, found = net.side_rows(sides[rows])
+        np.testing.assert_allclose(table[found], plain[rows], rtol=0, atol=1e-6)
         assert sum(judged) == new
+    races = np.zeros((200, 26), dtype=np.int8)  # the sides above as races: their probabilities as if never remembered
+    races[:, 1:25] = sides[rng.integers(0, 120, 200)]
+    races[:, 1:25] -= sides[rng.integers(0, 120, 200)][:, ::-1] * (races[:, 1:25] == 0)
+    races = races[position_class(races) == CLASS_NAMES.index("race")]
+    assert len(races) > 20
+    np.testing.assert_allclose(net.probabilities(races), shipped.probabilities(races), rtol=0, atol=1e-6)
 
 
 @pytest.mark.parametrize("weights", sorted(MODELS.glob("*.pt")), ids=lambda p: p.stem)
