@@ -567,7 +567,8 @@ def register(sub) -> None:
             rollout_options(command)
             command.add_argument("--filters", type=parse_filters, default=None, metavar="PLY:KEEP:MARGIN,...",
                                  help="move filters: after judging the candidates at PLY, up to KEEP within MARGIN "
-                                      "go on deeper (default gnubg's: 0:8:0.16,2:2:0.04)")
+                                      "go on deeper (default gnubg's, 0:8:0.16,2:2:0.04; at 3-ply "
+                                      "0:8:0.16,1:5:0.10,2:2:0.04)")
         if name == "cube":
             command.add_argument("--rollout", action="store_true",
                                  help="roll out no double and double/take (money, cubeful) with the same dice")

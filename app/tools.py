@@ -15,6 +15,7 @@ BENCHMARKS = {  # name (the module in benchmarks/) -> what it measures
     "movegen": "move-generation speed and exactness, beside gnubg-nn's",
     "thinking": "hint latency at 0-3 ply beside gnubg-nn's, a 7-point match analysed beside gnubg's, commands' time",
     "search": "n-ply search speed by batch size",
+    "filters": "move filters of a deep search compared: each setting's choices judged by the search, and its time",
     "selfplay": "self-play games/s, beside GNU Backgammon's own loop",
     "rollout_vr": "variance-reduced rollouts beside plain ones: how much narrower, at what cost, unbiased",
     "rollout_vs_gnubg": "our rollouts beside GNU Backgammon's own: the same positions, the equities and the speed",

@@ -56,19 +56,26 @@ SEED = 2026
 def make_positions(count: int = 60) -> list[dict]:
     """``count`` contact positions of the shipped model's self-play (seed 2026), each with a roll of two plays
     or more."""
+    return [{"position_id": position_id(board), "dice": dice}
+            for board, dice in self_play_positions(load_analyst("default"), count, SEED)]
+
+
+def self_play_positions(net, count: int, seed: int) -> list[tuple[np.ndarray, list[int]]]:
+    """``count`` contact positions of ``net``'s 0-ply self-play (a tenth of its moves random, ``seed``'s games),
+    each with a roll of two plays or more."""
     from gammon.training.distill import Collecting, GameBatch, collect_batch
 
-    boards = collect_batch(Collecting(0.1, 0.0, SEED, games=50), load_analyst("default"), GameBatch(0))
-    rng = np.random.default_rng(SEED)
-    rows = []
+    boards = collect_batch(Collecting(0.1, 0.0, seed, games=max(50, count // 2)), net, GameBatch(0))
+    rng = np.random.default_rng(seed)
+    positions = []
     for board in boards[rng.permutation(len(boards))]:
         dice = sorted(rng.integers(1, 7, size=2).tolist(), reverse=True)
         plays = len(generate(board[None], np.array([dice])).boards)
         if position_class(board[None])[0] in (CONTACT, CRASHED) and plays > 1:
-            rows.append({"position_id": position_id(board), "dice": dice})
-        if len(rows) == count:
+            positions.append((board, dice))
+        if len(positions) == count:
             break
-    return rows
+    return positions
 
 
 def read_positions(limit: int) -> list[tuple[np.ndarray, list[int]]]:

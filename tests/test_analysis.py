@@ -11,7 +11,7 @@ from gammon.engine.rules.dice import ROLL_WEIGHTS, ROLLS
 from gammon.engine.rules.notation import format_move, legal_plays
 from gammon.engine.rules.outcomes import cubeless_equity, result_points, swap_sides
 from gammon.engine.rules.variants import HYPERGAMMON, STANDARD
-from gammon.engine.search.analysis import position_probs, rank_moves
+from gammon.engine.search.analysis import MOVE_FILTERS, position_probs, rank_moves
 from gammon.engine.search.evaluator import afterstate_equity
 
 
@@ -218,9 +218,12 @@ def test_move_filters_say_how_many_candidates_go_deeper():
     assert [m.plies for m in one].count(2) == 1 and one[0].plies == 2
     every = rank_moves(net, starting_board(), (3, 1), plies=1, filters={})
     assert all(m.plies == 1 for m in every)  # no filter: every play searched
-    three = rank_moves(net, starting_board(), (3, 1), plies=3)  # gnubg's: 8 within 0.16, then 2 within 0.04
+    three = rank_moves(net, starting_board(), (6, 4), plies=3)  # 8 within 0.16, 5 within 0.10, 2 within 0.04
     depths = [m.plies for m in three]
-    assert 1 <= depths.count(3) <= 2 and depths.count(3) + depths.count(2) <= 8 and depths[0] == 3
+    assert 1 <= depths.count(3) <= 2 and depths.count(3) + depths.count(2) <= 5 and depths[0] == 3
+    assert depths.count(1) > 0 and sum(depths.count(p) for p in (1, 2, 3)) <= 8
+    gnubgs = [m.plies for m in rank_moves(net, starting_board(), (6, 4), plies=3, filters=MOVE_FILTERS)]
+    assert gnubgs.count(1) == 0 and gnubgs.count(3) + gnubgs.count(2) > depths.count(3) + depths.count(2)
 
 
 def test_a_three_ply_search_of_a_bear_off_keeps_the_databases_exact_answer():

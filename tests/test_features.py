@@ -263,8 +263,9 @@ def test_position_class_by_hand():
 def test_the_compiled_position_classes_are_numpys(monkeypatch):
     """engine/rules/_native.c's classes against the numpy definition, on random play and the corner families (bars,
     piles, bear-offs) of backgammon's board, every class among them."""
-    import gammon.engine.rules.board as board_module
     from positions import all_families  # tests/ is on sys.path under pytest
+
+    import gammon.engine.rules.board as board_module
 
     if board_module.compiled_classes is None:
         pytest.skip("the compiled rules were not built")

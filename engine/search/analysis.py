@@ -34,6 +34,12 @@ FILTER_MOVES, FILTER_MARGIN = 8, 0.16
 # gnubg's "normal" move filters, by the ply the candidates were judged at: after 0-ply up to 8 within
 # 0.16 go on; from a 3-ply search on, after 2-ply up to 2 within 0.04 (gnubg skips the 1-ply stage).
 MOVE_FILTERS = {0: (FILTER_MOVES, FILTER_MARGIN), 2: (2, 0.04)}
+# The default of a search DEEP_SEARCH plies deep or more: gnubg's, with a 1-ply stage between (up to 5 within 0.10
+# go on to 2-ply), which spares much of the quarter of a 3-ply's time spent at 2-ply on candidates the 3-ply never
+# sees. On 500 contact positions of our own self-play (python -m gammon.benchmarks.filters) it chose the move gnubg's
+# filters did in 498, 0.023 mp (± 0.024) worse by the 3-ply's own figures, in 0.92 of the time (benchmarks/RESULTS.md,
+# "A 1-ply stage in a 3-ply's filters").
+DEEP_FILTERS = {0: (FILTER_MOVES, FILTER_MARGIN), 1: (5, 0.10), 2: (2, 0.04)}
 
 # Positions searched at once: each expands to about 400 afterstates a ply (21 rolls, ~20 plays). The same
 # afterstates recur under the positions of one piece (a 2-ply hint judges a tenth fewer distinct boards in pieces of
@@ -188,9 +194,10 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     Plays are valued by cubeful equity per unit of the cube: money equity, or at a match
     score the match equity each play leads to, in EMG (:func:`engine.cube.match.match_play_values`),
     so that gammons are priced at the score. As gnubg's move filters do, the candidates are
-    judged ply by ply: ``filters`` (default :data:`MOVE_FILTERS`) maps a ply to ``(keep,
-    margin)``, the candidates that go on from it, deeper, after being judged there; plies
-    without a filter are skipped. The choice is made among the moves searched deepest: they
+    judged ply by ply: ``filters`` (default :data:`MOVE_FILTERS`, or :data:`DEEP_FILTERS` in a
+    search :data:`DEEP_SEARCH` plies deep or more) maps a ply to ``(keep, margin)``, the
+    candidates that go on from it, deeper, after being judged there; plies without a filter
+    are skipped. The choice is made among the moves searched deepest: they
     come first, by cubeful equity, and the moves a filter left behind follow them (by the
     figures of the ply they stopped at), never ranked above a move searched deeper. ``also``
     (an afterstate, e.g. the move a player chose) is searched deep whatever the filters say. Every stage
@@ -200,7 +207,8 @@ def rank_moves(evaluator: ProbabilityEvaluator, board: np.ndarray, dice, plies: 
     again = afterstates.extra_roll
     probs = searched_afterstates(evaluator, afterstates.boards, 0, again)
     searched_to = np.zeros(len(probs), dtype=int)  # the plies each move was judged at
-    filters = MOVE_FILTERS if filters is None else filters
+    if filters is None:
+        filters = DEEP_FILTERS if plies >= DEEP_SEARCH else MOVE_FILTERS
     stages = sorted({0} | {p for p in filters if p < plies})
     chosen = (np.flatnonzero((afterstates.boards == np.asarray(also)).all(axis=1)) if also is not None
               else np.zeros(0, dtype=int))
