@@ -95,7 +95,8 @@ typedef int SET(EightBits) __attribute__((vector_size(EIGHT_LANES * sizeof(int))
  * nothing beside the largest logit's 1. */
 KERNEL_INLINE Eight SET(exp_lanes)(Eight x)
 {
-    EightBits low = x < -87.0f;                          /* -1 in the lanes below -87 */
+    EightBits low = x < -87.0f;                          /* -1 in the lanes below -87 (-inf included) */
+    x = (Eight)(((EightBits)x & ~low) | ((EightBits)((Eight){0} - 87.0f) & low));  /* -87 there: n stays an int */
     Eight n = x * 1.44269504088896341f + 12582912.0f;    /* 1.5 * 2^23: adding it rounds to an integer */
     n -= 12582912.0f;
     Eight r = x - n * 0.693359375f;                      /* ln 2 in two parts, the first exact in few bits */
@@ -118,7 +119,7 @@ KERNEL_INLINE Eight SET(exp_lanes)(Eight x)
 KERNEL_INLINE double SET(screen_equity)(float *h, Py_ssize_t hidden, const float *w2t, const float *b2,
                                         const double *points)
 {
-    float logits[8] = {0}, e[8], top = -INFINITY, total = 0.0f, equity = 0.0f;
+    float logits[8] = {0, 0, 0, 0, 0, 0, -INFINITY, -INFINITY}, e[8], top = -INFINITY, total = 0.0f, equity = 0.0f;
     for (Py_ssize_t j = 0; j < hidden; j++)
         h[j] = h[j] > 0.0f ? h[j] : 0.0f;
     Vector lanes[6] = {{0}};                             /* each result: LANES hidden units to a vector */

@@ -787,8 +787,10 @@ static PyObject *race_rows(PyObject *self, PyObject *args)
                           &out))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = my_none_off.len, sides = bins > 0 ? table.len / (3 * bins * (Py_ssize_t)sizeof(double)) : 0;
-    int ok = bins > 0 && table.len == sides * 3 * bins * (Py_ssize_t)sizeof(double)
+    /* bins bounded by the table's size before any product of it, which could overflow */
+    int fits = bins > 0 && bins <= table.len / (3 * (Py_ssize_t)sizeof(double));
+    Py_ssize_t n = my_none_off.len, sides = fits ? table.len / (3 * bins * (Py_ssize_t)sizeof(double)) : 0;
+    int ok = fits && table.len == sides * 3 * bins * (Py_ssize_t)sizeof(double)
              && my_rows.len == n * (Py_ssize_t)sizeof(long long) && their_rows.len == my_rows.len
              && their_none_off.len == n && out.len == 5 * n * (Py_ssize_t)sizeof(double);
     for (Py_ssize_t r = 0; ok && r < n; r++) {

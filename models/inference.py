@@ -121,7 +121,8 @@ def forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
     else:
         x = x @ first.weight
     x += first.bias
-    np.maximum(x, 0.0, out=x)
+    if len(layers) > 1:  # hidden units, not a net of one layer's outputs
+        np.maximum(x, 0.0, out=x)
     return deeper(layers, x)
 
 
@@ -174,15 +175,16 @@ class DenseNet:
         return softmax(forward(self.layers, self._encode(boards)))
 
     def _native_first_layer(self, boards: np.ndarray) -> np.ndarray:
-        """The first layer's units (after its ReLU): the compiled kernel's sums over its columns, numpy's over the
-        rest; the kernel takes the ReLU where it sums every column."""
+        """The first layer's units (after its ReLU, where it is a hidden layer): the compiled kernel's sums over its
+        columns, numpy's over the rest; the kernel takes the ReLU where it sums every column."""
         x = np.empty((len(boards), len(self._compiled_layer.bias)), dtype=np.float32)
-        whole = not len(self._features_weight)
+        hidden, whole = len(self.layers) > 1, not len(self._features_weight)
         native_first_layer(np.ascontiguousarray(boards, dtype=np.int8), self._point_table, *self._compiled_layer,
-                           escape_table(), x, whole)
+                           escape_table(), x, hidden and whole)
         if not whole:
             x += features_after(self.encoding, boards, len(self._compiled_layer.weight)) @ self._features_weight
-            np.maximum(x, 0.0, out=x)
+            if hidden:
+                np.maximum(x, 0.0, out=x)
         return x
 
 
@@ -292,8 +294,10 @@ class OneSidedCounts:
             native_race_rows(table, self.bins, np.ascontiguousarray(my_rows, dtype=np.int64),
                              np.ascontiguousarray(their_rows, dtype=np.int64), my_none_off, their_none_off, out)
             return out
-        dists = RaceDistributions(*np.moveaxis(table, 1, 0))
-        return race_probabilities(dists, dists, my_none_off, their_none_off, my_rows, their_rows)
+        # numpy sums the tails of every row of the table it is given: the rows these positions use, not a memory's
+        used, rows = np.unique(np.concatenate([my_rows, their_rows]), return_inverse=True)
+        dists = RaceDistributions(*np.moveaxis(table[used], 1, 0))
+        return race_probabilities(dists, dists, my_none_off, their_none_off, rows[: len(b)], rows[len(b):])
 
     def results(self, boards: np.ndarray) -> np.ndarray:
         """(N, 6) exclusive-result probabilities for the player on roll."""

@@ -69,6 +69,18 @@ def test_a_wide_first_layer_reads_only_the_used_inputs_and_answers_the_same(boar
     assert forward(layers, hint[:0]).shape == (0, 6)
 
 
+def test_a_net_of_one_layer_takes_no_relu(boards):
+    """Its first layer is its output: the logits as they are, negative ones too, compiled or not."""
+    (layer,) = _random_layers([(240, 6)])
+    encode, _ = encoder("contact-v2")
+    logits = encode(boards[:300]) @ layer.weight + layer.bias
+    assert (logits < 0).any()
+    np.testing.assert_allclose(forward([layer], encode(boards[:300])), logits, rtol=1e-5, atol=1e-4)
+    expected = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(DenseNet("contact-v2", [layer]).results(boards[:300]),
+                               expected / expected.sum(axis=1, keepdims=True), rtol=1e-4, atol=1e-6)
+
+
 compiled = pytest.mark.skipif(native_first_layer is None, reason="models/_native.c was not built (no C compiler)")
 
 

@@ -237,9 +237,10 @@ def test_the_compiled_combination_of_two_sides_answers_as_race_probabilities(mon
     monkeypatch.setattr(inference, "native_race_rows", None)
     np.testing.assert_allclose(compiled, net.probabilities(races), rtol=0, atol=1e-12)
     assert compiled[:, 4].any() and compiled[:, 3].any() and compiled[:, 2].any()
-    with pytest.raises(ValueError, match="rows of it"):  # a row past the table
-        race_rows(np.zeros((2, 3, 4)), 4, np.array([0, 2]), np.array([0, 1]), np.ones(2, bool),
-                                   np.ones(2, bool), np.empty((2, 5)))
+    for bins, rows in [(4, [0, 2]), (2**61 + 2, [0, 0]), (2**62, [0, 0])]:  # a row past the table; bins past it
+        with pytest.raises(ValueError, match="rows of it"):
+            race_rows(np.zeros((2, 3, 4)), bins, np.array(rows), np.array([0, 1]), np.ones(2, bool), np.ones(2, bool),
+                      np.empty((2, 5)))
 
 
 def test_the_shipped_race_net_agrees_with_gnubg_on_races_outside_the_databases():
