@@ -51,7 +51,9 @@ def test_luck_adjusted_results_agree_with_the_results_and_are_narrower():
     low, high = stats.ci95
     adjusted_low, adjusted_high = stats.luck_adjusted_ci95
     assert adjusted_high - adjusted_low < (high - low) * 0.75
-    assert adjusted_low < stats.ppg < adjusted_high and low < stats.luck_adjusted_ppg < high
+    # raw = luck-adjusted + the dice's luck, which is as wide as the raw interval: so the adjusted mean must lie
+    # in the raw interval, but the raw mean need not lie in the (narrower) adjusted one
+    assert low < stats.luck_adjusted_ppg < high
     assert adjusted_low > 0  # the net beats pubeval, which the raw interval cannot tell from 12 pairs
     assert stats.as_dict()["luck_adjusted_ci95"] == [adjusted_low, adjusted_high]
 

@@ -9,7 +9,7 @@ import pytest
 from gammon.engine.play.game import Rules, play
 from gammon.engine.play.players import EvaluatorPlayer
 from gammon.engine.records.matchlog import Action, MatchFileError, Recorder
-from gammon.engine.review.match_analysis import analyse
+from gammon.engine.review.match_analysis import BLUNDER, analyse
 from gammon.engine.review.replay import replay
 from gammon.models.players import load_analyst, load_player
 
@@ -23,17 +23,22 @@ def recorded(players, length: int, seed: int, names=("alice", "bob")):
 
 
 class Blundering(EvaluatorPlayer):
-    """The net, except that it never doubles and plays the worst move on its ``blunder_at``-th turn."""
+    """The net, except that it never doubles and plays the worst move once: on the first of its turns from
+    the ``blunder_at``-th on whose worst play the net scores at least twice a blunder below its best (a turn
+    with few plays may have no blunder to make). ``blundered`` is that turn (counted from 1)."""
 
     def __init__(self, blunder_at: int):
         super().__init__(NET)
-        self.turn, self.blunder_at, best = 0, blunder_at, self.policy
+        self.turn, self.blunder_at, self.blundered, best = 0, blunder_at, None, self.policy
 
         def policy(afterstates):
             self.turn += 1
-            if self.turn != self.blunder_at:
+            if self.blundered is not None or self.turn < self.blunder_at:
                 return best(afterstates)
             scores = NET.score_afterstates(afterstates.boards)
+            if scores.max() - scores.min() < 2 * BLUNDER:
+                return best(afterstates)
+            self.blundered = self.turn
             return np.array([int(np.argmin(scores))])
 
         self.policy = policy
@@ -78,13 +83,15 @@ def test_replay_names_the_game_and_line_of_what_the_rules_forbid():
 
 
 def test_the_analysis_finds_a_planted_blunder():
-    log, _ = recorded((Blundering(blunder_at=6), EvaluatorPlayer(NET)), 0, seed=7)
+    blundering = Blundering(blunder_at=6)
+    log, _ = recorded((blundering, EvaluatorPlayer(NET)), 0, seed=7)
     result = analyse(log, NET, plies=0)
     alice, bob = result.players
     blunders = [j for j in result.judged if j.grade == "blunder" and j.decision.kind == "move"]
     assert [j.decision.player for j in blunders] == [0]  # the planted one, and nothing by the net itself
-    sixth = [j for j in result.judged if j.decision.kind == "move" and j.decision.player == 0][5]
-    assert blunders[0] is sixth and sixth.played != sixth.best
+    alices = [j for j in result.judged if j.decision.kind == "move" and j.decision.player == 0]
+    planted = alices[blundering.blundered - 1]
+    assert blunders[0] is planted and planted.played != planted.best
     assert alice.wrong_doubles == 0
     assert bob.blunders == 0 and bob.error_rate_mp < 5 and alice.error_rate_mp > bob.error_rate_mp
     report = result.as_dict()
@@ -210,8 +217,11 @@ def test_a_rollout_level_judges_again_only_the_close_checker_plays_and_finds_the
     from gammon.engine.review.match_analysis import RollingOut
     from gammon.engine.search.analysis import rank_moves
 
-    log, _ = recorded((Blundering(blunder_at=2), EvaluatorPlayer(NET)), 0, seed=7)
+    blundering = Blundering(blunder_at=2)
+    log, _ = recorded((blundering, EvaluatorPlayer(NET)), 3, seed=7)  # a match: a money game may end in a pass
     decisions = replay(log)[:14]
+    assert blundering.blundered is not None and sum(d.player == 0 and d.kind == "move" for d in decisions) >= \
+        blundering.blundered  # the planted play is among them
     plain = analyse(log, NET, plies=0, decisions=decisions, cube=False)
     level = Level("T", 2, 36, 2)
     none = analyse(log, NET, plies=0, decisions=decisions, cube=False, rolling_out=RollingOut(level, 0.0))
@@ -220,7 +230,7 @@ def test_a_rollout_level_judges_again_only_the_close_checker_plays_and_finds_the
     unforced = [j for j in wide.judged if j.counted]
     assert wide.rolled_out_decisions == len(unforced) >= 5
     assert wide.as_dict()["rollout_level"]["rolled_out"] == len(unforced)
-    blunder = [j for j in wide.judged if j.decision.player == 0][1]  # the planted one
+    blunder = [j for j in wide.judged if j.decision.player == 0][blundering.blundered - 1]  # the planted one
     assert blunder.grade in ("error", "blunder") and blunder.equity["rolled_out"] == "T"
     d = blunder.decision
     ranked = rank_moves(NET, d.board, d.dice, 0, d.cube, also=d.after)
