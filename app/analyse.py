@@ -38,7 +38,7 @@ from gammon.engine.rules.board import BoardError
 from gammon.engine.rules.notation import legal_plays
 from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.rules.variants import Variant, variant_named
-from gammon.engine.search.analysis import position_probs
+from gammon.engine.search.analysis import DEEP_FILTERS, MOVE_FILTERS, position_probs
 from gammon.options import at_least, model_option, ply_option, positive_float, variant_option, worker_options
 
 
@@ -161,6 +161,11 @@ def parse_filters(text: str) -> dict[int, tuple[int, float]]:
                                              f"got {item!r}")
         filters[ply] = (keep, margin)
     return filters
+
+
+def filters_text(filters: dict[int, tuple[int, float]]) -> str:
+    """{0: (8, 0.16), 2: (2, 0.04)} -> ``0:8:0.16,2:2:0.04``: what :func:`parse_filters` reads."""
+    return ",".join(f"{ply}:{keep}:{margin:g}" for ply, (keep, margin) in sorted(filters.items()))
 
 
 def cube_report(net, position: str, board, state, plies: int) -> dict:
@@ -567,8 +572,8 @@ def register(sub) -> None:
             rollout_options(command)
             command.add_argument("--filters", type=parse_filters, default=None, metavar="PLY:KEEP:MARGIN,...",
                                  help="move filters: after judging the candidates at PLY, up to KEEP within MARGIN "
-                                      "go on deeper (default gnubg's, 0:8:0.16,2:2:0.04; at 3-ply "
-                                      "0:8:0.16,1:5:0.10,2:2:0.04)")
+                                      f"go on deeper (default gnubg's, {filters_text(MOVE_FILTERS)}; at 3-ply "
+                                      f"{filters_text(DEEP_FILTERS)})")
         if name == "cube":
             command.add_argument("--rollout", action="store_true",
                                  help="roll out no double and double/take (money, cubeful) with the same dice")

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from gammon.app.analyse import parse_filters
+from gammon.app.analyse import filters_text, parse_filters
 from gammon.benchmarks.thinking import self_play_positions
 from gammon.engine.rules.outcomes import cubeless_equity
 from gammon.engine.search.analysis import DEEP_FILTERS, MOVE_FILTERS, rank_moves, searched_afterstates
@@ -58,10 +58,6 @@ def compare(net, positions, settings: dict[str, dict], plies: int) -> list[dict]
     return rows
 
 
-def spelled(filters: dict) -> str:
-    return ",".join(f"{ply}:{keep}:{margin:g}" for ply, (keep, margin) in sorted(filters.items()))
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--plies", type=int, default=3)
@@ -69,7 +65,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=556)
     parser.add_argument("--model", default="default")
     parser.add_argument("--filters", nargs="+", metavar="PLY:KEEP:MARGIN,...",
-                        default=[spelled(MOVE_FILTERS), spelled(DEEP_FILTERS)],
+                        default=[filters_text(MOVE_FILTERS), filters_text(DEEP_FILTERS)],
                         help="settings to compare, the first the judge (default gnubg's, then our 3-ply default)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
