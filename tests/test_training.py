@@ -267,6 +267,50 @@ def test_a_generation_can_fit_the_race_net_alone_on_rollout_labels(tmp_path):
                    progress=False)
 
 
+def test_a_student_fits_another_teachers_positions_and_labels_and_labelled_folders(tmp_path):
+    """Knowledge distillation: --teacher collects and labels, the model's own nets are fitted, --labelled folders
+    join the fit first, and --ema chooses among moving averages of the weights."""
+    student = train(tiny(hidden=16), tmp_path / "student", progress=False)
+    teacher = train(tiny(hidden=24, seed=4), tmp_path / "teacher", progress=False)
+    generation(student, tmp_path / "gen1", DistillConfig(positions=200, epochs=1, chunk=200, seed=5, plies=0),
+               progress=False)  # a folder of labelled positions
+    config = DistillConfig(positions=300, epochs=2, chunk=300, seed=6, teacher=str(teacher),
+                           labelled=str(tmp_path / "gen1"))
+    fitted = generation(student, tmp_path / "kd", config, progress=False)
+    # The teacher's self-play gives the positions and its 1-ply search the labels.
+    taught = WithBearoff(load_weights(teacher))
+    collecting = partial(collect_batch, Collecting(explore=0.1, rivals=0.0, seed=6))
+    own = np.load(tmp_path / "kd" / "positions.npy")
+    assert np.array_equal(collect_positions(300, 6, model_runner(collecting, taught, teacher), progress=False), own)
+    searched = label_positions(own[:5], 5, tmp_path / "p.npz", model_runner(partial(label_chunk, 1), taught, teacher),
+                               progress=False)
+    assert np.allclose(np.load(tmp_path / "kd" / "labels.npy")[:5], searched, atol=1e-6)
+    # The student keeps its size and is fitted on its 300 and gen1's 200.
+    assert load_weights(fitted).net.nets["contact"].hidden == (16,)
+    log = [json.loads(line) for line in (tmp_path / "kd" / "log.jsonl").read_text().splitlines()]
+    assert log[-1]["step"] == "fitted" and log[-1]["positions"] == 500
+    # The model as its own teacher changes nothing: the teacher's nets are built without drawing random numbers.
+    quick = replace(config, plies=0, teacher="")
+    alone = generation(student, tmp_path / "self", quick, progress=False)
+    itself = generation(student, tmp_path / "self2", replace(quick, teacher=str(student)), progress=False)
+    assert same_weights(weights_of(alone), weights_of(itself))
+    # Averages that hardly move from the start (decay near 1) are candidates that hardly differ from it.
+    averaged = generation(student, tmp_path / "ema", replace(quick, ema=0.999999), progress=False)
+    result = [json.loads(line) for line in (tmp_path / "ema" / "log.jsonl").read_text().splitlines()][-1]
+    plain = [json.loads(line) for line in (tmp_path / "self" / "log.jsonl").read_text().splitlines()][-1]
+    assert result["held_out_after"]["all"] == pytest.approx(result["held_out_before"]["all"], rel=1e-3)
+    assert plain["held_out_after"]["all"] < 0.99 * plain["held_out_before"]["all"]
+    assert not same_weights(weights_of(averaged), weights_of(alone))
+    with pytest.raises(GammonError, match="--ema is a decay"):
+        generation(student, tmp_path / "bad-ema", replace(config, ema=1.0), progress=False)
+    with pytest.raises(GammonError, match="--labelled .*gen9: the folder has no positions.npy"):
+        generation(student, tmp_path / "bad-folder", replace(config, labelled=str(tmp_path / "gen9")), progress=False)
+    other = train(tiny(variant="hypergammon", games=60, eval_every=60, eval_games=4), tmp_path / "hyper",
+                  progress=False)
+    with pytest.raises(GammonError, match="--teacher .* plays hypergammon, the model standard"):
+        generation(student, tmp_path / "bad-teacher", replace(config, teacher=str(other)), progress=False)
+
+
 def test_the_distill_command_reads_switches_as_switches():
     args = build_parser().parse_args(["--model", "m.pt", "--out", "gen2", "--relabel", "--no-cosine", "--nets", "race",
                                       "--rollouts", "36"])

@@ -23,6 +23,9 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    With ``--relabel`` the replayed generations' positions (each once) are labelled
    anew by this generation's search too (``relabels.npy``), so that every target of
    the fit comes from one teacher, the best so far, not from the weaker ones before.
+   With ``--teacher T.pt`` another model plays the games of step 1 and searches or rolls
+   out the labels: a wider, slower net can teach one of the model's size (knowledge
+   distillation), the fit still starting from the model's weights.
    With ``--screen`` the search goes through the teacher's pruning net (``OUT/prune/prune.pt``,
    taught first by :mod:`training.prune`; a recipe teaches it itself): of each roll's plays
    only the few it ranks best are judged in full, as gnubg's searches prune. On 2,000
@@ -34,8 +37,11 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    named by ``--fresh``; or from the current ones widened, computing what they did, for the
    nets named by ``--widen``), on this generation's positions and those of the ``--replay``
    generations before it (a relabelling generation among them stands for all older
-   ones); a share of the positions is held out, and each net keeps the epoch with its
-   lowest held-out divergence from the labels. ``--nets race`` fits that class net
+   ones), and of the ``--labelled`` folders (any folders of positions and labels, such as
+   other teachers' generations; they come first in the fit, in the order named); a share
+   of the positions is held out, and each net keeps the epoch with its lowest held-out
+   divergence from the labels. With ``--ema`` the epochs' candidates are moving averages
+   of the weights along the fit instead of the weights themselves. ``--nets race`` fits that class net
    alone: the positions of the others are dropped as soon as they are collected (and
    from the replayed ones), so nothing is spent labelling them.
 
@@ -50,6 +56,7 @@ import hashlib
 import json
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -70,6 +77,7 @@ from gammon.engine.search.bearoff import WithBearoff
 from gammon.engine.search.evaluator import afterstate_scores
 from gammon.models.inference import route, taught_by
 from gammon.models.network import (
+    NetEvaluator,
     TDNet,
     check_widening,
     evaluator_from_payload,
@@ -107,6 +115,9 @@ class DistillConfig:
     rollouts: int = 0  # > 0: label by that many rollout games a position (0-ply play) instead of the search
     nets: str = ""  # the class nets fitted, comma-separated (e.g. race); positions of the others are dropped
     screen: bool = False  # search through the teacher's pruning net, OUT/prune/prune.pt (training.prune): 3x faster
+    teacher: str = ""  # weights that collect and label the positions (else the model itself); the model is fitted
+    labelled: str = ""  # folders of positions.npy and labels.npy joining the fit, comma-separated (before the rest)
+    ema: float = 0.0  # > 0: each epoch's candidate is the average of the weights after every step, decaying by ema
 
 
 def save_array(path: Path, array: np.ndarray) -> None:
@@ -413,8 +424,10 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
         progress: bool = True) -> dict:
     """Train each class net of ``model`` on its positions; each keeps its epoch with the lowest held-out divergence.
 
-    Returns the held-out divergence from the labels (:func:`divergence`) before and after,
-    per net and overall.
+    With ``config.ema`` an epoch's candidate is each net's exponential moving average of its
+    weights after every gradient step (decay ``config.ema`` a step, from the starting weights),
+    which smooths the last steps' noise. Returns the held-out divergence from the labels
+    (:func:`divergence`) before and after, per net and overall.
     """
     held = held_out_rows(boards, config)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
@@ -442,6 +455,7 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
 
     start = held_out()
     best = {name: (start[name], snapshot(name)) for name in data if name in start}
+    averages = {name: snapshot(name) for name in data} if config.ema else {}
     for epoch in tqdm(range(1, config.epochs + 1), unit="epoch", desc="fit", disable=not progress):
         model.train()
         train_loss = []
@@ -454,18 +468,36 @@ def fit(model, boards: np.ndarray, labels: np.ndarray, config: DistillConfig, lo
                 loss.backward()
                 optimizer.step()
                 train_loss.append(loss.item())
+                if averages:
+                    with torch.no_grad():
+                        for key, value in model.nets[name].state_dict().items():
+                            averages[name][key].mul_(config.ema).add_(value, alpha=1 - config.ema)
         if schedule is not None:
             schedule.step()
-        losses = held_out()
+        with weights_swapped(model, averages):  # the candidates: the averages where there are any
+            losses = held_out()
+            for name in best:
+                if losses[name] < best[name][0]:
+                    best[name] = (losses[name], snapshot(name))
         if log is not None:
             append_log(log, {"step": "fit", "epoch": epoch, "train_loss": float(np.mean(train_loss)),
                              "held_out": losses})
-        for name in best:
-            if losses[name] < best[name][0]:
-                best[name] = (losses[name], snapshot(name))
     for name, (_, state) in best.items():  # each net keeps its own best epoch
         model.nets[name].load_state_dict(state)
     return {"held_out_before": start, "held_out_after": held_out()}
+
+
+@contextmanager
+def weights_swapped(model, states: dict[str, dict]):
+    """For the block, the nets that ``states`` names hold its weights; their own again after it."""
+    own = {name: {k: v.clone() for k, v in model.nets[name].state_dict().items()} for name in states}
+    for name, state in states.items():
+        model.nets[name].load_state_dict(state)
+    try:
+        yield
+    finally:
+        for name, state in own.items():
+            model.nets[name].load_state_dict(state)
 
 
 def fitted_nets(model, nets: str) -> list[str]:
@@ -538,6 +570,42 @@ def start_stage(out: Path, config) -> bool:
     return True
 
 
+def teacher_of(path: Path, student) -> NetEvaluator:
+    """The evaluator of ``--teacher`` ``path``, on the student's device; refused where it plays another variant.
+
+    Its nets are built without drawing from torch's generator, so that the fit shuffles
+    as it would with the model as its own teacher.
+    """
+    with torch.random.fork_rng(devices=[]):
+        teacher = evaluator_from_payload(load_payload(path), str(path), "teacher")
+    if teacher.variant.name != student.variant.name:
+        raise GammonError(f"--teacher {path} plays {teacher.variant.name}, the model {student.variant.name}: "
+                          "a teacher must play the model's variant")
+    teacher.net.to(student.net.device)
+    return teacher
+
+
+def labelled_folders(spec: str) -> list[Path]:
+    """The ``--labelled`` folders, each checked now (not after hours of labelling) to hold positions and labels."""
+    folders = [Path(name) for name in spec.split(",") if name]
+    for folder in folders:
+        if not ((folder / "positions.npy").is_file() and (folder / "labels.npy").is_file()):
+            raise GammonError(f"--labelled {folder}: the folder has no positions.npy and labels.npy")
+    return folders
+
+
+def labelled_positions(folders: list[Path]) -> tuple[np.ndarray, np.ndarray]:
+    """The positions and labels of the ``--labelled`` folders, in the order named; refused where they disagree."""
+    boards, labels = [], []
+    for folder in folders:
+        boards.append(np.load(folder / "positions.npy"))
+        labels.append(np.load(folder / "labels.npy"))
+        if len(boards[-1]) != len(labels[-1]) or labels[-1].shape[1:] != (6,):
+            raise GammonError(f"--labelled {folder}: {len(boards[-1])} positions but labels of shape "
+                              f"{labels[-1].shape}; each position needs its six results")
+    return np.concatenate(boards), np.concatenate(labels)
+
+
 def teacher_screen(out: Path, model_path: Path) -> Path:
     """``out/prune/prune.pt``, the pruning net that ``--screen`` searches through: refused where it is missing or
     was taught by other weights than ``model_path`` holds (:mod:`training.prune` teaches it)."""
@@ -565,8 +633,13 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     model = net.net
     model.to(torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto"
                           else config.device))
-    evaluator = WithBearoff(net)
+    teacher_path = Path(config.teacher) if config.teacher else model_path
+    teacher = teacher_of(teacher_path, net) if config.teacher else net
+    evaluator = WithBearoff(teacher)
     earlier, widths = replay_folders(out, config.replay), fresh_widths(config.fresh, list(model.nets))
+    labelled = labelled_folders(config.labelled)
+    if not 0.0 <= config.ema < 1.0:  # checked now, not after hours of labelling
+        raise GammonError(f"--ema is a decay per step in [0, 1), such as 0.999; got {config.ema}")
     wider = fresh_widths(config.widen, list(model.nets), "--widen")
     fitting = fitted_nets(model, config.nets)
     if (set(widths) | set(wider)) - set(fitting):
@@ -581,7 +654,7 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     if not positions_file.exists():
         started = time.perf_counter()
         games = model_runner(partial(collect_batch, Collecting(config.explore, config.rivals, config.seed)),
-                             evaluator, model_path, workers, ray)
+                             evaluator, teacher_path, workers, ray)
         width = 2 * workers if workers > 1 else 8 if ray else 1  # batches in flight: more would be wasted at the end
         boards = collect_positions(config.positions, config.seed, games, width, progress)
         boards = boards[fitted_rows(model, boards, fitting)]
@@ -591,10 +664,10 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
                          **{name: int(n) for name, n in zip(CLASS_NAMES, classes)}})
     boards = np.load(positions_file)
 
-    screen = teacher_screen(out, model_path) if config.screen else None
+    screen = teacher_screen(out, teacher_path) if config.screen else None
     if screen is not None:
-        net.screen = screen_from_payload(load_payload(screen), net.variant)
-    runner = model_runner(labeller(config), evaluator, model_path, workers, ray, screen)
+        teacher.screen = screen_from_payload(load_payload(screen), teacher.variant)
+    runner = model_runner(labeller(config), evaluator, teacher_path, workers, ray, screen)
     labels = labelled_once(boards, out / "labels.npy", runner, config, log, progress)
     if config.relabel and earlier:
         replayed = replayed_positions(boards, earlier)
@@ -607,6 +680,10 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
         boards, labels = np.concatenate([boards] + old_boards), np.concatenate([labels] + old_labels)
         kept = fitted_rows(model, boards, fitting)
         boards, labels = boards[kept], labels[kept]
+    if labelled:
+        more_boards, more_labels = labelled_positions(labelled)
+        kept = fitted_rows(model, more_boards, fitting)
+        boards, labels = np.concatenate([more_boards[kept], boards]), np.concatenate([more_labels[kept], labels])
     for name, hidden in widths.items():  # after labelling: the search labels with the nets as they were
         model.nets[name] = TDNet(model.nets[name].encoding, hidden).to(model.device)
     for name, hidden in wider.items():
