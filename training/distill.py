@@ -1,4 +1,4 @@
-"""Improve a model on targets from its own search: one supervised generation. Read it top to bottom.
+"""Improve a model on targets from its own search (or a teacher's): one supervised generation. Read it top to bottom.
 
     python -m gammon.training.distill --model runs/strong/td/model.pt --out runs/strong/gen1
 
@@ -22,7 +22,8 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    same labels); finished chunks are kept in ``labels.partial.npz``.
    With ``--relabel`` the replayed generations' positions (each once) are labelled
    anew by this generation's search too (``relabels.npy``), so that every target of
-   the fit comes from one teacher, the best so far, not from the weaker ones before.
+   the fit comes from one teacher, the best so far, not from the weaker ones before
+   (the ``--labelled`` folders below keep their own labels).
    With ``--teacher T.pt`` another model plays the games of step 1 and searches or rolls
    out the labels: a wider, slower net can teach one of the model's size (knowledge
    distillation), the fit still starting from the model's weights.
@@ -45,8 +46,8 @@ where it stopped (``--resume`` is implied: finished steps are never redone):
    alone: the positions of the others are dropped as soon as they are collected (and
    from the replayed ones), so nothing is spent labelling them.
 
-Targets come only from our own nets and searches: the model teaches its next version
-what its search already knows. ``log.jsonl`` records every step.
+Targets come only from our own nets and searches: the model (or the ``--teacher``)
+teaches the next version what its search already knows. ``log.jsonl`` records every step.
 """
 
 from __future__ import annotations
@@ -585,25 +586,25 @@ def teacher_of(path: Path, student) -> NetEvaluator:
     return teacher
 
 
-def labelled_folders(spec: str) -> list[Path]:
-    """The ``--labelled`` folders, each checked now (not after hours of labelling) to hold positions and labels."""
+def labelled_folders(spec: str, variant) -> list[Path]:
+    """The ``--labelled`` folders, each checked now (not after hours of labelling) to hold boards of ``variant``
+    and their six results, one row each."""
     folders = [Path(name) for name in spec.split(",") if name]
     for folder in folders:
         if not ((folder / "positions.npy").is_file() and (folder / "labels.npy").is_file()):
             raise GammonError(f"--labelled {folder}: the folder has no positions.npy and labels.npy")
+        boards = np.load(folder / "positions.npy", mmap_mode="r")
+        labels = np.load(folder / "labels.npy", mmap_mode="r")
+        if boards.ndim != 2 or boards.shape[1] != variant.board_size or labels.shape != (len(boards), 6):
+            raise GammonError(f"--labelled {folder}: positions of shape {boards.shape} and labels of shape "
+                              f"{labels.shape}; each board ({variant.board_size} cells) needs its six results")
     return folders
 
 
 def labelled_positions(folders: list[Path]) -> tuple[np.ndarray, np.ndarray]:
-    """The positions and labels of the ``--labelled`` folders, in the order named; refused where they disagree."""
-    boards, labels = [], []
-    for folder in folders:
-        boards.append(np.load(folder / "positions.npy"))
-        labels.append(np.load(folder / "labels.npy"))
-        if len(boards[-1]) != len(labels[-1]) or labels[-1].shape[1:] != (6,):
-            raise GammonError(f"--labelled {folder}: {len(boards[-1])} positions but labels of shape "
-                              f"{labels[-1].shape}; each position needs its six results")
-    return np.concatenate(boards), np.concatenate(labels)
+    """The positions and labels of the ``--labelled`` folders, in the order named."""
+    return (np.concatenate([np.load(folder / "positions.npy") for folder in folders]),
+            np.concatenate([np.load(folder / "labels.npy") for folder in folders]))
 
 
 def teacher_screen(out: Path, model_path: Path) -> Path:
@@ -637,9 +638,10 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     teacher = teacher_of(teacher_path, net) if config.teacher else net
     evaluator = WithBearoff(teacher)
     earlier, widths = replay_folders(out, config.replay), fresh_widths(config.fresh, list(model.nets))
-    labelled = labelled_folders(config.labelled)
+    labelled = labelled_folders(config.labelled, net.variant)
     if not 0.0 <= config.ema < 1.0:  # checked now, not after hours of labelling
         raise GammonError(f"--ema is a decay per step in [0, 1), such as 0.999; got {config.ema}")
+    screen = teacher_screen(out, teacher_path) if config.screen else None
     wider = fresh_widths(config.widen, list(model.nets), "--widen")
     fitting = fitted_nets(model, config.nets)
     if (set(widths) | set(wider)) - set(fitting):
@@ -664,7 +666,6 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
                          **{name: int(n) for name, n in zip(CLASS_NAMES, classes)}})
     boards = np.load(positions_file)
 
-    screen = teacher_screen(out, teacher_path) if config.screen else None
     if screen is not None:
         teacher.screen = screen_from_payload(load_payload(screen), teacher.variant)
     runner = model_runner(labeller(config), evaluator, teacher_path, workers, ray, screen)
@@ -703,7 +704,7 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m gammon.training.distill", description=__doc__.split("\n")[0])
     config_options(parser, DistillConfig)
-    model_option(parser, required=True, help="weights to start from (and to label with)")
+    model_option(parser, required=True, help="weights to start from (and to label with, unless --teacher)")
     parser.add_argument("--out", type=Path, required=True, help="generation folder")
     worker_options(parser, "labelling positions")
     parser.add_argument("--no-progress", action="store_true")

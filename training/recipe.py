@@ -219,7 +219,8 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
             weights = calibrate(weights, folder, replace(config, workers=workers), progress=progress)
         else:
             if config.screen and not (folder / "model.pt").exists():
-                screen_for(weights, folder, replace(recipe.prune, seed=config.seed), progress)
+                teacher = Path(config.teacher) if config.teacher else weights  # the searches are the teacher's
+                screen_for(teacher, folder, replace(recipe.prune, seed=config.seed), progress)
             weights = generation(weights, folder, config, progress=progress, workers=workers, ray=ray)
         if stage not in done:
             rows = read_log(folder / "log.jsonl")  # TD logs its running time, a generation each step's
