@@ -272,8 +272,9 @@ def test_a_student_fits_another_teachers_positions_and_labels_and_labelled_folde
     join the fit first, and --ema chooses among moving averages of the weights."""
     student = train(tiny(hidden=16), tmp_path / "student", progress=False)
     teacher = train(tiny(hidden=24, seed=4), tmp_path / "teacher", progress=False)
-    generation(student, tmp_path / "gen1", DistillConfig(positions=200, epochs=1, chunk=200, seed=5, plies=0),
-               progress=False)  # a folder of labelled positions
+    (tmp_path / "gen1").mkdir()  # a folder of labelled positions: 200 starting boards, labelled evenly
+    np.save(tmp_path / "gen1" / "positions.npy", np.repeat(starting_board()[None], 200, axis=0))
+    np.save(tmp_path / "gen1" / "labels.npy", np.full((200, 6), 1 / 6, np.float32))
     config = DistillConfig(positions=300, epochs=2, chunk=300, seed=6, teacher=str(teacher),
                            labelled=str(tmp_path / "gen1"))
     fitted = generation(student, tmp_path / "kd", config, progress=False)
@@ -289,10 +290,15 @@ def test_a_student_fits_another_teachers_positions_and_labels_and_labelled_folde
     assert load_weights(fitted).net.nets["contact"].hidden == (16,)
     log = [json.loads(line) for line in (tmp_path / "kd" / "log.jsonl").read_text().splitlines()]
     assert log[-1]["step"] == "fitted" and log[-1]["positions"] == 500
+    def on_kd_positions(folder):  # a run that collects nothing: the positions are there already
+        (tmp_path / folder).mkdir()
+        np.save(tmp_path / folder / "positions.npy", own)
+        return tmp_path / folder
+
     # The model as its own teacher changes nothing: the teacher's nets are built without drawing random numbers.
     quick = replace(config, plies=0, teacher="")
-    alone = generation(student, tmp_path / "self", quick, progress=False)
-    itself = generation(student, tmp_path / "self2", replace(quick, teacher=str(student)), progress=False)
+    alone = generation(student, on_kd_positions("self"), quick, progress=False)
+    itself = generation(student, on_kd_positions("self2"), replace(quick, teacher=str(student)), progress=False)
     assert same_weights(weights_of(alone), weights_of(itself))
     # Averages that hardly move from the start (decay near 1) are candidates that hardly differ from it; averages
     # of the last few steps (decay 0.5) fit about as the weights do, and are other weights than theirs.
@@ -300,9 +306,9 @@ def test_a_student_fits_another_teachers_positions_and_labels_and_labelled_folde
         return [json.loads(line) for line in (tmp_path / folder / "log.jsonl").read_text().splitlines()][-1]
 
     taught = replace(config, plies=0, batch=32)  # the teacher's 0-ply: something to learn, quickly labelled
-    plain = generation(student, tmp_path / "plain", taught, progress=False)
-    slow = generation(student, tmp_path / "ema", replace(taught, ema=0.999999), progress=False)
-    short = generation(student, tmp_path / "ema-short", replace(taught, ema=0.5), progress=False)
+    plain = generation(student, on_kd_positions("plain"), taught, progress=False)
+    slow = generation(student, on_kd_positions("ema"), replace(taught, ema=0.999999), progress=False)
+    short = generation(student, on_kd_positions("ema-short"), replace(taught, ema=0.5), progress=False)
     assert fit_of("ema")["held_out_after"]["all"] == pytest.approx(fit_of("ema")["held_out_before"]["all"], rel=1e-3)
     for folder in ("plain", "ema-short"):
         assert fit_of(folder)["held_out_after"]["all"] < 0.95 * fit_of(folder)["held_out_before"]["all"]
