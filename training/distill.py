@@ -571,6 +571,11 @@ def start_stage(out: Path, config) -> bool:
     return True
 
 
+def teacher_weights(config: DistillConfig, model_path: Path) -> Path:
+    """The weights whose games and searches make the labels: ``--teacher``, else the model itself."""
+    return Path(config.teacher) if config.teacher else Path(model_path)
+
+
 def teacher_of(path: Path, student) -> NetEvaluator:
     """The evaluator of ``--teacher`` ``path``, on the student's device; refused where it plays another variant.
 
@@ -634,7 +639,7 @@ def generation(model_path: Path, out: Path, config: DistillConfig, progress: boo
     model = net.net
     model.to(torch.device(("cuda" if torch.cuda.is_available() else "cpu") if config.device == "auto"
                           else config.device))
-    teacher_path = Path(config.teacher) if config.teacher else model_path
+    teacher_path = teacher_weights(config, model_path)
     teacher = teacher_of(teacher_path, net) if config.teacher else net
     evaluator = WithBearoff(teacher)
     earlier, widths = replay_folders(out, config.replay), fresh_widths(config.fresh, list(model.nets))

@@ -37,7 +37,7 @@ from gammon.engine.rules.variants import variant_named
 from gammon.models.network import load_weights, net_encodings
 from gammon.training.calibrate import CalibrateConfig, calibrate
 from gammon.training.curve import write_curve
-from gammon.training.distill import DistillConfig, generation
+from gammon.training.distill import DistillConfig, generation, teacher_weights
 from gammon.training.onesided import OneSidedConfig, train_one_sided
 from gammon.training.prune import PruneConfig, screen_for
 from gammon.training.runlog import append_log, read_log
@@ -219,8 +219,7 @@ def run_recipe(name: str | Recipe, out: Path, progress: bool = True, workers: in
             weights = calibrate(weights, folder, replace(config, workers=workers), progress=progress)
         else:
             if config.screen and not (folder / "model.pt").exists():
-                teacher = Path(config.teacher) if config.teacher else weights  # the searches are the teacher's
-                screen_for(teacher, folder, replace(recipe.prune, seed=config.seed), progress)
+                screen_for(teacher_weights(config, weights), folder, replace(recipe.prune, seed=config.seed), progress)
             weights = generation(weights, folder, config, progress=progress, workers=workers, ray=ray)
         if stage not in done:
             rows = read_log(folder / "log.jsonl")  # TD logs its running time, a generation each step's
