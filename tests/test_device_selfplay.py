@@ -165,20 +165,20 @@ def test_a_short_run_of_the_torch_backend_learns_to_crush_random(tmp_path):
 
 @pytest.mark.parametrize("minibatch, replay", [(0, 0), (5, 0), (0, 2)])  # one TD step a ply, several, replays
 def test_a_killed_torch_run_resumes_to_the_same_network(tmp_path, minibatch, replay):
-    options = dict(minibatch=minibatch, replay=replay)
+    options = dict(minibatch=minibatch, replay=replay, games=32, checkpoint_every=16)
     whole = train(tiny(**options), tmp_path / "whole", progress=False)
-    train(tiny(games=30, **options), tmp_path / "split", progress=False)  # killed after its first checkpoint
+    train(tiny(**options | dict(games=16)), tmp_path / "split", progress=False)  # killed after its first checkpoint
     checkpoint = torch.load(tmp_path / "split" / "checkpoint.pt", weights_only=True)
     assert {"boards", "first_move", "on_roll", "dice_rng"} <= set(checkpoint)
     assert checkpoint["config"]["backend"] == "torch" and checkpoint["config"]["minibatch"] == minibatch
     assert len(checkpoint["replay_plies"]) == (0 if replay == 0 else 32)
-    resumed = train(tiny(**options), tmp_path / "split", resume=True, progress=False, games_override=60)
+    resumed = train(tiny(**options), tmp_path / "split", resume=True, progress=False, games_override=32)
     other_seed = train(tiny(seed=4, **options), tmp_path / "other", progress=False)
     a, b, c = (load_weights(w).net.state_dict() for w in (whole, resumed, other_seed))
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert not all(torch.equal(a[k], c[k]) for k in a)
     log = [json.loads(line) for line in (tmp_path / "split" / "log.jsonl").read_text().splitlines()]
-    assert [row["games"] for row in log if "loss" in row][-1] >= 60 and all(np.isfinite(row["loss"]) for row in log
+    assert [row["games"] for row in log if "loss" in row][-1] >= 32 and all(np.isfinite(row["loss"]) for row in log
                                                                              if "loss" in row)
 
 

@@ -17,7 +17,8 @@ def test_the_inputs_study_fits_each_encoding_and_seed_and_reuses_its_fits(tmp_pa
     tiny = RECIPES["tiny"]
     td = replace(tiny.td, games=300, checkpoint_every=300, eval_every=300, eval_games=20)
     generations = [replace(tiny.generations[0], positions=400, epochs=1)]
-    run_recipe(Recipe(td=td, generations=generations, eval_games=20), tmp_path / "run", progress=False)
+    recipe = Recipe(td=td, generations=generations, eval_games=20, prune=tiny.prune)
+    run_recipe(recipe, tmp_path / "run", progress=False)
     argv = [str(tmp_path / "run" / "gen1"), "--encodings", "contact-v1,contact-v2", "--seeds", "1,2", "--hidden", "8",
             "--epochs", "2", "--positions", "15", "--no-progress", "--out", str(tmp_path / "study")]
     assert inputs.main(argv) == 0
