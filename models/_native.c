@@ -25,6 +25,7 @@
  *             mover's then the opponent's: written here from the numpy definitions, whose docstrings say what
  *             each measures; tests/test_inference.py holds the two to the last bit.
  *   232..239  (contact-v2 and beyond) its 4 further ones (contact_extra_features), the same way.
+ *   240..249  (contact-v3) its 5 more (contact_v3_features), the same way.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,8 +39,10 @@
 #define TESAURO_RACE 204
 #define SIDE_FEATURES 14
 #define EXTRA_FEATURES 4
+#define V3_FEATURES 5
 #define CONTACT_V1 (TESAURO_RACE + 2 * SIDE_FEATURES)
 #define CONTACT_V2 (CONTACT_V1 + 2 * EXTRA_FEATURES)
+#define CONTACT_V3 (CONTACT_V2 + 2 * V3_FEATURES)
 #define ESCAPE_MASKS 4096
 #define CHECKERS 15
 #define POINTS 24
@@ -52,8 +55,8 @@ typedef struct {
     int points;
     int point[2 * POINTS];
     int count;
-    int column[CONTACT_V2];
-    float value[CONTACT_V2];
+    int column[CONTACT_V3];
+    float value[CONTACT_V3];
 } Active;
 
 INLINE void set(Active *a, int column, float value)
@@ -131,9 +134,48 @@ INLINE double escapes_from(int p, unsigned reversed_blocks, const double *escape
     return escape_table[(reversed_blocks >> (26 - p)) & 0xFFFu];
 }
 
-/* models/features.py's contact_features of the mover's side, in the order of its CONTACT_NAMES, then (with
- * ``extra``) its contact_extra_features in the order of CONTACT_EXTRA_NAMES. */
-INLINE void side_features(const Side *s, const double *escape_table, int extra, double *f)
+/* Support a held point gives the rearmost one d pips behind it (models/features.py's BACKBONE_SUPPORT, of 11). */
+static const int BACKBONE_SUPPORT[25] = {0, 11, 11, 11, 11, 11, 11, 6, 5, 4, 3, 2};
+
+/* models/features.py's contact_v3_features of the mover's side, in the order of CONTACT_V3_NAMES, into f[0..4];
+ * ``rear`` its rearmost checker's point (bar 25, none 0), ``opponent_rear`` the opponent's (its bar 0, none 25). */
+INLINE void v3_features(const int *mine, unsigned blocked, int rear, int opponent_rear, const double *escape_table,
+                        double *f)
+{
+    double fewest = 36.0;                                /* from the 15-point up to the rearmost checker */
+    for (int p = 15; p <= rear; p++) {
+        double e = escapes_from(p, blocked, escape_table);
+        fewest = e < fewest ? e : fewest;
+    }
+    f[0] = 1.0 - fewest / 36.0;                                                       /* active_containment */
+    int passed = 0;
+    for (int p = 1; p < opponent_rear && p <= 24; p++)
+        passed += mine[p] * p;
+    f[1] = passed / 100.0;                                                            /* free_pips */
+    int back_points = 0, back = mine[25];
+    for (int p = 19; p <= 24; p++) {
+        back_points += mine[p] >= 2;
+        back += mine[p];
+    }
+    f[2] = back_points >= 2 ? (back - 3) / 4.0 : 0.0;                                /* back_game */
+    f[3] = back_points == 1 ? back / 8.0 : 0.0;                                      /* one_point_holding */
+    int held_rear = 0, others = 0, support = 0;
+    for (int p = 24; p >= 1; p--)
+        if (mine[p] >= 2) {
+            if (!held_rear)
+                held_rear = p;
+            else {
+                others++;
+                support += BACKBONE_SUPPORT[held_rear - p];
+            }
+        }
+    f[4] = others ? 1.0 - support / (11.0 * others) : 0.0;                           /* backbone */
+}
+
+/* models/features.py's contact_features of the mover's side, in the order of its CONTACT_NAMES, then (``level``
+ * 1 and up) its contact_extra_features in the order of CONTACT_EXTRA_NAMES, then (``level`` 2) its
+ * contact_v3_features in the order of CONTACT_V3_NAMES. */
+INLINE void side_features(const Side *s, const double *escape_table, int level, double *f)
 {
     const int *mine = s->mine, *theirs = s->theirs;
     /* bit p: point p (0 the opponent's bar, 25 the mover's); blocked: bit 25 - q for an opposing point q;
@@ -222,7 +264,7 @@ INLINE void side_features(const Side *s, const double *escape_table, int extra, 
     f[11] = f[10] * f[10];
     f[12] = home / 6.0;
     f[13] = back / 15.0;
-    if (!extra)
+    if (level < 1)
         return;
     f[14] = lost / (36.0 * 25);                                                       /* pip_loss */
     f[15] = twice / 36.0;                                                             /* double_hit_chance */
@@ -242,6 +284,8 @@ INLINE void side_features(const Side *s, const double *escape_table, int extra, 
             spread += mine[p] * ((p - mean) * (p - mean));   /* numpy's rounding order */
         }
     f[17] = spread / (trailing > 1 ? trailing : 1) / 400.0;                           /* back_moment */
+    if (level >= 2)
+        v3_features(mine, blocked, rear, opponent_rear, escape_table, f + SIDE_FEATURES + EXTRA_FEATURES);
 }
 
 /* What columns 192..203 rest on, seen from the side on roll ("my"): checkers on the bar, checkers left on the board
@@ -302,18 +346,19 @@ INLINE void active_inputs(const signed char *b, Py_ssize_t inputs, int tabled, c
         return;
     Side side;
     signed char turned[CELLS];
-    double f[SIDE_FEATURES + EXTRA_FEATURES];
-    int extra = inputs == CONTACT_V2;
+    double f[SIDE_FEATURES + EXTRA_FEATURES + V3_FEATURES];
+    int level = inputs == CONTACT_V3 ? 2 : inputs == CONTACT_V2;
+    /* each feature set's first column, and its columns a side */
+    const int first[3] = {TESAURO_RACE, CONTACT_V1, CONTACT_V2}, size[3] = {SIDE_FEATURES, EXTRA_FEATURES,
+                                                                          V3_FEATURES};
     turn_round(b, turned);
     for (int k = 0; k < 2; k++) {                        /* the mover's features, then the opponent's */
         side_of(k ? turned : b, &side);
-        side_features(&side, escape_table, extra, f);
-        for (int i = 0; i < SIDE_FEATURES; i++)
-            if ((float)f[i] != 0.0f)
-                set(a, TESAURO_RACE + k * SIDE_FEATURES + i, (float)f[i]);
-        for (int i = 0; extra && i < EXTRA_FEATURES; i++)
-            if ((float)f[SIDE_FEATURES + i] != 0.0f)
-                set(a, CONTACT_V1 + k * EXTRA_FEATURES + i, (float)f[SIDE_FEATURES + i]);
+        side_features(&side, escape_table, level, f);
+        for (int g = 0, from = 0; g <= level; from += size[g++])
+            for (int i = 0; i < size[g]; i++)
+                if ((float)f[from + i] != 0.0f)
+                    set(a, first[g] + k * size[g] + i, (float)f[from + i]);
     }
 }
 
@@ -585,13 +630,13 @@ static PyObject *first_layer(PyObject *self, PyObject *args)
     Py_ssize_t rows = boards.len / CELLS;
     Py_ssize_t inputs = width ? weight.len / (Py_ssize_t)sizeof(float) / width : 0;
     if (boards.len % CELLS || width == 0 || (inputs != TESAURO && inputs != TESAURO_RACE && inputs != CONTACT_V1
-                                             && inputs != CONTACT_V2)
+                                             && inputs != CONTACT_V2 && inputs != CONTACT_V3)
         || weight.len != inputs * width * (Py_ssize_t)sizeof(float)
         || table.len != POINT_ROWS * width * (Py_ssize_t)sizeof(float)
         || escape_table.len != ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
         || out.len != rows * width * (Py_ssize_t)sizeof(float)) {
-        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, table (2, 24, 15, H), weight (198, 204, 232 "
-                                          "or 240, H), bias (H,) and out (N, H) float32, escape_table (4096,) float64, "
+        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, table (2, 24, 15, H), weight (198, 204, 232, "
+                                          "240 or 250, H), bias (H,) and out (N, H) float32, escape_table (4096,) float64, "
                                           "all C-contiguous");
         goto done;
     }
@@ -821,7 +866,7 @@ static PyMethodDef methods[] = {
     {"first_layer", first_layer, METH_VARARGS,
      "first_layer(boards, table, weight, bias, escape_table, out[, relu]): out = bias + encoded(boards) @ weight, in "
      "place, the points' units from table (models.inference.point_table of weight), with relu its ReLU; the encoding "
-     "is tesauro198, tesauro198+race, contact-v1 or contact-v2 by the weight's rows."},
+     "is tesauro198, tesauro198+race, contact-v1, contact-v2 or contact-v3 by the weight's rows."},
     {"screen", screen, METH_VARARGS,
      "screen(boards, w1, b1, w2, b2, escape_table, points, out[, origins, parent]): a pruning net's equity of each "
      "afterstate for the side that moved, NaN where it does not judge; out in place. With origins, boards[r] was "

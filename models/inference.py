@@ -198,8 +198,8 @@ def point_table(weight: np.ndarray) -> np.ndarray:
 
 
 # The encodings models/_native.c computes whole, longest first: an encoding that extends one of them has its
-# columns computed there (contact-v3's first 240, race-v1's first 204), the rest by numpy.
-COMPILED_ENCODINGS = ("contact-v2", "contact-v1", "tesauro198+race")
+# columns computed there (race-v1's first 204), the rest by numpy.
+COMPILED_ENCODINGS = ("contact-v3", "contact-v2", "contact-v1", "tesauro198+race")
 
 
 def compiled_columns(encoding: str) -> int:

@@ -132,7 +132,7 @@ def _compiled_layer(boards, layer, relu=False):
 
 
 @compiled
-@pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2"])
+@pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2", "contact-v3"])
 def test_the_compiled_first_layer_reads_the_encoding_exactly(boards, encoding, instruction_set):
     """With the identity for weights, the layer's sums are the inputs themselves: each to the last bit."""
     encode, inputs = encoder(encoding)
@@ -142,7 +142,7 @@ def test_the_compiled_first_layer_reads_the_encoding_exactly(boards, encoding, i
 
 
 @compiled
-@pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2"])
+@pytest.mark.parametrize("encoding", ["tesauro198", "tesauro198+race", "contact-v1", "contact-v2", "contact-v3"])
 @pytest.mark.parametrize("width", [64, 512, 200, 70, 5])  # blocks of 128 and 64 columns, and rests
 @pytest.mark.parametrize("relu", [False, True])
 def test_the_compiled_first_layer_sums_the_encoded_inputs(boards, encoding, width, relu, instruction_set):
@@ -181,7 +181,7 @@ def test_a_net_on_the_compiled_first_layer_answers_as_on_the_encoded_inputs(boar
     _, inputs = encoder(encoding)
     # weights of a trained net's size: float32 sums in another order differ by its rounding, not more
     net = DenseNet(encoding, _random_layers([(inputs, 64), (64, 32), (32, 6)], scale=0.2))
-    assert net._native  # contact-v3: the kernel's 240 columns, then numpy's features
+    assert net._native  # race-v1: the kernel's 204 columns, then numpy's features
     mixed = np.concatenate([boards, _edge_boards()])
     compiled_results = net.results(mixed)
     net._native = False  # the numpy path: encode, then the products
