@@ -25,6 +25,8 @@ from gammon.models.network import (
     widened,
 )
 from gammon.models.players import load_player
+from gammon.training.inputs import main as inputs_main
+from gammon.training.inputs import moved_inputs
 
 
 @pytest.fixture(scope="module")
@@ -201,3 +203,21 @@ def test_a_widened_net_computes_what_the_narrow_one_did():
         widened(narrow, (10, 8))
     with pytest.raises(GammonError, match="as many layers"):
         widened(narrow, (12,))
+
+
+def test_a_net_moved_onto_wider_inputs_answers_as_before_and_refuses_other_inputs(tmp_path, boards):
+    torch.manual_seed(5)
+    model = build_model("contact=contact-v1,race=race-v1", (16, 8))
+    save_weights(tmp_path / "m.pt", model, stages=[{"td": {}}])
+    assert inputs_main([str(tmp_path / "m.pt"), str(tmp_path / "v3.pt"), "--nets", "contact=contact-v3"]) == 0
+    moved = load_weights(tmp_path / "v3.pt")
+    assert {name: net.encoding for name, net in moved.net.nets.items()} == {"contact": "contact-v3",
+                                                                           "race": "race-v1"}
+    assert moved.meta["stages"] == [{"td": {}}, {"inputs": {"contact": "contact-v3"}}]
+    np.testing.assert_allclose(moved.probabilities(boards), NetEvaluator(model).probabilities(boards), atol=1e-6)
+    assert not torch.equal(moved.net.nets["contact"].layers[0].weight[:, :232],
+                           torch.zeros_like(moved.net.nets["contact"].layers[0].weight[:, :232]))
+    for spec, fault in (("contact=tesauro198+race", "does not extend contact's contact-v1"),
+                        ("contact=contact-v1", "does not extend"), ("crashed=contact-v3", "no net 'crashed'")):
+        with pytest.raises(GammonError, match=fault):
+            moved_inputs(model, spec)
