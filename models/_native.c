@@ -635,9 +635,9 @@ static PyObject *first_layer(PyObject *self, PyObject *args)
         || table.len != POINT_ROWS * width * (Py_ssize_t)sizeof(float)
         || escape_table.len != ESCAPE_MASKS * (Py_ssize_t)sizeof(double)
         || out.len != rows * width * (Py_ssize_t)sizeof(float)) {
-        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, table (2, 24, 15, H), weight (198, 204, 232, "
-                                          "240 or 250, H), bias (H,) and out (N, H) float32, escape_table (4096,) float64, "
-                                          "all C-contiguous");
+        PyErr_SetString(PyExc_ValueError, "first_layer: boards (N, 26) int8, table (2, 24, 15, H), weight (198, "
+                                          "204, 232, 240 or 250, H), bias (H,) and out (N, H) float32, escape_table "
+                                          "(4096,) float64, all C-contiguous");
         goto done;
     }
     const Kernels *set = kernels;                        /* read under the GIL: instruction_set may change it */
