@@ -137,10 +137,12 @@ INLINE double escapes_from(int p, unsigned reversed_blocks, const double *escape
 /* Support a held point gives the rearmost one d pips behind it (models/features.py's BACKBONE_SUPPORT, of 11). */
 static const int BACKBONE_SUPPORT[25] = {0, 11, 11, 11, 11, 11, 11, 6, 5, 4, 3, 2};
 
-/* models/features.py's contact_v3_features of the mover's side, in the order of CONTACT_V3_NAMES, into f[0..4];
- * ``rear`` its rearmost checker's point (bar 25, none 0), ``opponent_rear`` the opponent's (its bar 0, none 25). */
-INLINE void v3_features(const int *mine, unsigned blocked, int rear, int opponent_rear, const double *escape_table,
-                        double *f)
+/* models/features.py's contact_v3_features of the mover's side, in the order of CONTACT_V3_NAMES, into f[0..4],
+ * from what side_features already has: ``held`` (bit p - 1: its point p holds 2+), ``back`` (its checkers on
+ * points 19..24 and the bar), ``rear`` its rearmost checker's point (bar 25, none 0), ``opponent_rear`` the
+ * opponent's (its bar 0, none 25). */
+INLINE void v3_features(const int *mine, unsigned blocked, unsigned held, int back, int rear, int opponent_rear,
+                        const double *escape_table, double *f)
 {
     double fewest = 36.0;                                /* from the 15-point up to the rearmost checker */
     for (int p = 15; p <= rear; p++) {
@@ -152,23 +154,14 @@ INLINE void v3_features(const int *mine, unsigned blocked, int rear, int opponen
     for (int p = 1; p < opponent_rear && p <= 24; p++)
         passed += mine[p] * p;
     f[1] = passed / 100.0;                                                            /* free_pips */
-    int back_points = 0, back = mine[25];
-    for (int p = 19; p <= 24; p++) {
-        back_points += mine[p] >= 2;
-        back += mine[p];
-    }
+    int back_points = __builtin_popcount((held >> 18) & 0x3Fu);                      /* points 19..24 */
     f[2] = back_points >= 2 ? (back - 3) / 4.0 : 0.0;                                /* back_game */
     f[3] = back_points == 1 ? back / 8.0 : 0.0;                                      /* one_point_holding */
-    int held_rear = 0, others = 0, support = 0;
-    for (int p = 24; p >= 1; p--)
-        if (mine[p] >= 2) {
-            if (!held_rear)
-                held_rear = p;
-            else {
-                others++;
-                support += BACKBONE_SUPPORT[held_rear - p];
-            }
-        }
+    int held_rear = held ? 32 - __builtin_clz(held) : 0, others = 0, support = 0;    /* its rearmost held point */
+    for (unsigned left = held_rear ? held & ~(1u << (held_rear - 1)) : 0u; left; left &= left - 1) {
+        others++;
+        support += BACKBONE_SUPPORT[held_rear - 1 - __builtin_ctz(left)];
+    }
     f[4] = others ? 1.0 - support / (11.0 * others) : 0.0;                           /* backbone */
 }
 
@@ -285,7 +278,7 @@ INLINE void side_features(const Side *s, const double *escape_table, int level, 
         }
     f[17] = spread / (trailing > 1 ? trailing : 1) / 400.0;                           /* back_moment */
     if (level >= 2)
-        v3_features(mine, blocked, rear, opponent_rear, escape_table, f + SIDE_FEATURES + EXTRA_FEATURES);
+        v3_features(mine, blocked, held, back, rear, opponent_rear, escape_table, f + SIDE_FEATURES + EXTRA_FEATURES);
 }
 
 /* What columns 192..203 rest on, seen from the side on roll ("my"): checkers on the bar, checkers left on the board
