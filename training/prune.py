@@ -90,7 +90,7 @@ def survival(teacher_results: np.ndarray, screen_results: np.ndarray, group: np.
     plays = np.bincount(group, minlength=len(best_truth))
     several = plays > 1
     n = plays[several]
-    return {"rolls": int(several.sum()),
+    return {"held_out_rolls": int(several.sum()),
             f"best_kept_at_{keep}": round(float(np.mean(best_kept[several] == best_truth[several])), 4),
             f"best_kept_at_{keep}_by_chance": round(float(np.mean(np.minimum(keep, n) / n)), 4),
             f"loss_kept_at_{keep}_mp": round(float(np.mean(best_truth[several] - best_kept[several])) * 1000, 3),
