@@ -30,7 +30,7 @@ from gammon.models.players import load_analyst, load_player
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="gammon bench strength", description=__doc__.split("\n")[0])
-    parser.add_argument("a", help="player A (weights file, default, pubeval, random, heuristic, gnubg)")
+    parser.add_argument("a", help="player A (weights file, default, fast, pubeval, random, heuristic, gnubg)")
     parser.add_argument("b", help="player B")
     parser.add_argument("--games", type=int, default=10_000, help="games in all, an even number (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")

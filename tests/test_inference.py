@@ -282,6 +282,17 @@ def test_weights_without_a_companion_are_read_through_torch(tmp_path, boards):
                                atol=1e-6)
 
 
+def test_fast_is_the_narrower_shipped_net_searching_through_its_own_pruning_net(boards):
+    """``fast`` (models/fast.pt): a contact net of half the default's first layer, with its own pruning net;
+    a net for backgammon's board only."""
+    fast, default = load_player("fast"), load_player("default")
+    assert fast.model.nets["contact"].hidden[0] * 2 == default.model.nets["contact"].hidden[0]
+    assert fast.screen is not None and fast.screen is not default.screen
+    assert not np.allclose(fast.probabilities(boards[:50]), default.probabilities(boards[:50]))
+    with pytest.raises(GammonError, match="fast is a net for backgammon's board, not acey-deucey"):
+        load_player("fast", variant="acey-deucey")
+
+
 def test_analysis_with_the_shipped_net_never_imports_torch():
     code = ("import sys; from gammon.models.players import load_analyst; import numpy as np;"
             "from gammon.engine.rules.board import starting_board;"

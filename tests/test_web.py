@@ -424,18 +424,18 @@ def test_an_unknown_game_is_a_404_and_an_endless_command_a_422(client):
 
 
 def test_the_tutor_holds_a_blunder_on_its_board_until_taken_back_and_lets_the_best_play_through(client):
-    """Seed 0: you open with 6-4, where 8/4 8/2 loses about 0.4 to 24/14, the best by the bot's 0-ply hint."""
+    """Seed 0: you open with 6-4, where 8/4 8/2 loses about 0.4 to 24/18 13/9, the best by the bot's 0-ply hint."""
     game = new_game(client, seed=0, tutor=0.04)
     assert game["prompt"] == "move" and game["warning"] is None
     held = send(client, game, "8/4 8/2")
     warning = held["warning"]
-    assert held["prompt"] == "keep" and (warning["chosen"], warning["best"]) == ("8/4 8/2", "24/14")
+    assert held["prompt"] == "keep" and (warning["chosen"], warning["best"]) == ("8/4 8/2", "24/18 13/9")
     assert warning["loss"] == pytest.approx(warning["best_equity"] - warning["chosen_equity"]) and warning["loss"] > 0.3
     assert held["position"] == game["position"] and held["dice"] == [6, 4] and held["legal"] == []
     back = send(client, held, "n")
     assert back["prompt"] == "move" and back["warning"] is None and back["position"] == game["position"]
-    played = send(client, back, "24/14")
-    assert played["said"][0] == "You roll 6-4 and play 24/14." and played["warning"] is None
+    played = send(client, back, "24/18 13/9")
+    assert played["said"][0] == "You roll 6-4 and play 24/18 13/9." and played["warning"] is None
 
 
 def test_the_tutor_holds_a_double_far_too_early_and_keeps_it_when_told(client):

@@ -294,19 +294,19 @@ def new_game_with_seed(page, seed: int) -> None:
 
 
 def test_the_tutor_stops_a_blunder_and_lets_the_best_play_through(page, tutor_on, tmp_path):
-    """Seed 0: you open with 6-4, where 8/4 8/2 loses about 0.4 to 24/14, the best by the bot's 0-ply hint."""
+    """Seed 0: you open with 6-4, where 8/4 8/2 loses about 0.4 to 24/18 13/9, the best by the bot's 0-ply hint."""
     new_game_with_seed(page, 0)
     page.fill("#move", "8/4 8/2")
     drawn_after(page, "#play-button")
     assert page.is_visible("#tutor-warning") and page.is_disabled("#play-button")
     warning = page.inner_text("#tutor-text")
-    assert warning.startswith("8/4 8/2 loses 0.") and "24/14 is better, equity +0." in warning
+    assert warning.startswith("8/4 8/2 loses 0.") and "24/18 13/9 is better, equity +0." in warning
     take_picture(page, tmp_path / "web-tutor.png")
     drawn_after(page, "#tutor-warning [data-command=n]")
     assert page.is_hidden("#tutor-warning") and page.is_enabled("#play-button")
-    page.fill("#move", "24/14")
+    page.fill("#move", "24/18 13/9")
     drawn_after(page, "#play-button")
-    assert page.is_hidden("#tutor-warning") and "You roll 6-4 and play 24/14." in page.inner_text("#play-log")
+    assert page.is_hidden("#tutor-warning") and "You roll 6-4 and play 24/18 13/9." in page.inner_text("#play-log")
 
 
 def test_the_tutor_stops_a_double_far_too_early_and_lets_you_roll(page, tutor_on):

@@ -100,7 +100,7 @@ RECIPES = {
         # 45 minutes on two cores)
         race=OneSidedConfig(),
         # then the contact net's output biases fitted to rollouts of its own play (about 20 minutes on one core):
-        # the shipped model, models/default.pt
+        # stages 1-20 of models/default.md (the shipped model's later stages were run on their own, each command there)
         calibrate=CalibrateConfig(),
     ),
     # An afternoon on two cores (gammon train --recipe quick --out DIR --workers 2): what the strong recipe
