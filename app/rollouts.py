@@ -82,9 +82,9 @@ def _sha256(path) -> str:
 
 def model_identity(model: str, variant: str) -> dict:
     """The model by name and by content: a store of games its other weights played cannot be resumed."""
-    from gammon.models.players import shipped_model
+    from gammon.models.players import weights_path
 
-    weights = shipped_model(variant) if model == "default" else Path(model)  # loaded already: it exists
+    weights = weights_path(model, variant)  # loaded already: it exists
     return {"model": model, "model_sha256": _sha256(weights) if weights.is_file() else None, "variant": variant}
 
 

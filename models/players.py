@@ -13,18 +13,27 @@ from gammon.engine.rules.variants import Variant, variant_named
 
 MODELS = Path(__file__).resolve().parent
 DEFAULT_MODEL = MODELS / "default.pt"
-FAST_MODEL = MODELS / "fast.pt"  # the narrow model the wide default replaced: a third of its evaluation's cost
-NAMES = ("default", "fast", "pubeval", "random", "heuristic", "gnubg")
+# the standard nets shipped, by name: ``fast`` is the narrow model the wide default replaced, less than half its
+# evaluation's cost
+SHIPPED = {"default": DEFAULT_MODEL, "fast": MODELS / "fast.pt"}
+NAMES = (*SHIPPED, "pubeval", "random", "heuristic", "gnubg")
 
 
-def shipped_model(variant: str | Variant = "standard") -> Path | None:
-    """The shipped net of ``variant``: models/<variant>.pt, else (on backgammon's own board) the
-    standard net, models/default.pt; None when there is none."""
+def shipped_model(variant: str | Variant = "standard", name: str = "default") -> Path | None:
+    """The shipped net ``name`` (one of SHIPPED) of ``variant``: for ``default`` the variant's own,
+    models/<variant>.pt, where it has one; else (on backgammon's own board) the standard net,
+    models/<name>.pt; None when there is none."""
     variant = variant_named(variant)
     own = MODELS / f"{variant.name}.pt"
-    if own.exists():
+    if name == "default" and own.exists():
         return own
-    return DEFAULT_MODEL if variant.name in BOARD_VARIANTS else None
+    return SHIPPED[name] if variant.name in BOARD_VARIANTS else None
+
+
+def weights_path(spec: str, variant: str | Variant = "standard") -> Path | None:
+    """The weights file a net player ``spec`` stands for: a shipped net by name (:func:`shipped_model`), else the
+    file ``spec`` names."""
+    return shipped_model(variant, spec) if spec in SHIPPED else Path(spec)
 
 
 def load_player(spec: str, seed: int = 0, variant: str | Variant = "standard"):
@@ -57,9 +66,9 @@ def load_player(spec: str, seed: int = 0, variant: str | Variant = "standard"):
         if variant.name != "standard":
             raise GammonError(f"gnubg plays standard backgammon only, not {variant.name}")
         return GnubgEvaluator()
-    if spec == "fast" and variant.name not in BOARD_VARIANTS:
+    path = weights_path(spec, variant)
+    if path is None and spec == "fast":
         raise GammonError(f"fast is a net for backgammon's board, not {variant.name}")
-    path = {"default": shipped_model(variant), "fast": FAST_MODEL}.get(spec, Path(spec))
     if path is None:
         raise GammonError(f"no shipped net for {variant.name}: train one with gammon train --variant {variant.name} "
                           f"--out DIR and pass --model DIR/model.pt")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gammon.app.cli import main
-from gammon.app.rollouts import in_process, play_block, process_pool, ray_tasks, roll_batch, store_path
+from gammon.app.rollouts import in_process, model_identity, play_block, process_pool, ray_tasks, roll_batch, store_path
 
 POSITIONS = ["4HPwATDgc/ABMA", "sGfwATDgc/ABMA", "4HPwBSDgc/ABMA"]  # the opening, then after 8/5 6/5 and 24/14
 LINES = [json.dumps({"id": "a", "position_id": POSITIONS[0]}), "not json",
@@ -260,3 +260,12 @@ def test_a_saved_rollout_resumed_with_another_truncation_ply_is_refused(tmp_path
     capsys.readouterr()
     assert main(args + ["--truncate-ply", "1"]) == 2
     assert "other options (truncate_plies)" in capsys.readouterr().err
+
+
+def test_a_store_names_each_shipped_net_by_its_content():
+    """A batch store resumes only with the weights it was made with: ``fast`` as well as ``default`` by their bytes."""
+    from gammon.models.inference import file_digest
+    from gammon.models.players import MODELS
+
+    for name in ("default", "fast"):
+        assert model_identity(name, "standard")["model_sha256"] == file_digest(MODELS / f"{name}.pt")
