@@ -150,15 +150,20 @@ def reference_figures(items) -> np.ndarray:
     return np.array([[item["pre_roll_2ply"][k] for k in ("nd", "dt", "dp")] for item in items]).reshape(-1, 3)
 
 
-def decision_losses(net, items, plies: int, progress: bool = False) -> CubeCalls:
-    """Our double/no-double and take/pass calls before the roll at ``plies``, judged by gnubg's 2-ply figures."""
+def cube_calls(net, items, plies: int, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Our calls before the roll at ``plies`` (money, centred cube): whether we double, whether we take, (N,) bool."""
     doubles, takes = [], []
     for item in tqdm(items, desc=f"cube {plies}-ply", disable=not progress, leave=False):
         board = board_from_position_id(item["position_id"])
         ours = cube_decision(position_probs(net, board[None], plies)[0], Cube(), float(cube_efficiency(board)[0]))
         doubles.append(ours.action == "double")
         takes.append(ours.response != "pass")
-    return judged_calls(reference_figures(items), np.array(doubles, dtype=bool), np.array(takes, dtype=bool))
+    return np.array(doubles, dtype=bool), np.array(takes, dtype=bool)
+
+
+def decision_losses(net, items, plies: int, progress: bool = False) -> CubeCalls:
+    """Our double/no-double and take/pass calls before the roll at ``plies``, judged by gnubg's 2-ply figures."""
+    return judged_calls(reference_figures(items), *cube_calls(net, items, plies, progress))
 
 
 def loss_summary(calls: CubeCalls) -> dict:

@@ -3,6 +3,8 @@
     gammon bench cube_errors                          # the shipped model at 0 and 2-ply, 4,000 positions
     gammon bench cube_errors --model OTHER.pt --plies 0 --json
     gammon bench cube_errors --cube-model-alone       # our cube model fed gnubg-nn's 0-ply probabilities too
+    gammon bench cube_errors --plies 0 --rollout-judge default   # also judged by rollouts of our play
+    gammon bench cube_errors --plies 0 --rollout-judge gnubg --judge-games 144   # ... of gnubg-nn's play
     gammon bench cube_errors --make-positions         # benchmarks/data/cube_positions.jsonl anew (needs gnubg)
 
 The dev file (tests/data/dev_positions.jsonl) is for reporting only, so a change that moves
@@ -23,6 +25,13 @@ models, their paired differences get a 95% interval. ``--cube-model-alone`` also
 cube model (:func:`engine.cube.decisions.cube_decision`, our cube efficiency) fed gnubg-nn's
 0-ply probabilities instead of our nets': where that matches gnubg's own 0-ply calls, what our
 calls lose beyond them comes from our probabilities, not from the cube model.
+
+gnubg's 2-ply figures come from the same net as its 0-ply calls, so they lean its way.
+``--rollout-judge PLAYER`` judges the calls a second way: each position where two players' calls
+differ (elsewhere they lose the same under any judge) is rolled out, cubeful, both sides playing
+and doubling by PLAYER at 0-ply, variance-reduced, every game to its end
+(:func:`engine.play.rollout.cube_rollout`), and each player's calls less gnubg 0-ply's are given
+under both judges. The rollouts are kept in the cache as they finish, so a stopped run resumes.
 """
 
 from __future__ import annotations
@@ -35,16 +44,32 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
-from gammon.benchmarks.accuracy import GNUBG, CubeCalls, decision_losses, judged_calls, loss_summary, reference_figures
+from gammon.benchmarks.accuracy import (
+    GNUBG,
+    CubeCalls,
+    cube_calls,
+    decision_losses,
+    judged_calls,
+    loss_summary,
+    reference_figures,
+)
+from gammon.engine.cube.state import Cube
+from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text
+from gammon.engine.play.rollout import cube_rollout
 from gammon.engine.play.stats import mean_ci95
-from gammon.engine.records.formats import position_id
+from gammon.engine.records.formats import board_from_position_id, position_id
 from gammon.engine.rules.board import CONTACT, CRASHED, position_class
-from gammon.models.players import load_analyst
+from gammon.engine.search.bearoff import cache_dir
+from gammon.models.inference import file_digest
+from gammon.models.players import load_analyst, weights_path
 
 POSITIONS = Path(__file__).resolve().parent / "data" / "cube_positions.jsonl"
 SEED = 5151
+JUDGE_GAMES = 324  # a rollout judge's games a cube action, variance-reduced
+JUDGE_SEED = 77
 
 # Runs inside gnubg's embedded Python: (no double, double/take, double/pass) of each position for the player
 # on roll, money, centred cube, Jacoby off, at the given plies.
@@ -94,10 +119,84 @@ def make_positions(count: int = 4000) -> list[dict]:
              "gnubg_0ply": figures[0][pid]} for pid in ids]
 
 
+def gnubg_calls(items: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """GNU Backgammon's own 0-ply calls: whether it doubles, whether it takes, (N,) bool."""
+    nd, dt, dp = np.array([item["gnubg_0ply"] for item in items], dtype=np.float64).reshape(-1, 3).T
+    return np.minimum(dt, dp) > nd, dt <= dp
+
+
 def gnubg_losses(items: list[dict]) -> CubeCalls:
     """GNU Backgammon's own 0-ply calls judged by its 2-ply figures, as :func:`decision_losses` judges ours."""
-    nd, dt, dp = np.array([item["gnubg_0ply"] for item in items], dtype=np.float64).reshape(-1, 3).T
-    return judged_calls(reference_figures(items), np.minimum(dt, dp) > nd, dt <= dp)
+    return judged_calls(reference_figures(items), *gnubg_calls(items))
+
+
+def judge_identity(judge: str) -> str:
+    """What a rollout judge's figures depend on: gnubg-nn, or the digest of the weights a net judge plays with."""
+    if judge == "gnubg":
+        return "gnubg-nn"
+    path = weights_path(judge)
+    if not path.is_file():
+        raise GammonError(f"no weights file {judge!r} to judge with: give default, fast, gnubg or a .pt file")
+    return file_digest(path)[:16]
+
+
+def rolled_out_figures(ids: list[str], judge: str, games: int = JUDGE_GAMES, seed: int = JUDGE_SEED,
+                       progress: bool = False) -> np.ndarray:
+    """(N, 3) no double, double/take and double/pass of each position (money, centred cube, the player on roll)
+    from cubeful rollouts of ``judge``'s 0-ply play, both sides doubling by it (engine.play.rollout.cube_rollout),
+    ``games`` games an action, variance-reduced, every game to its end. Each position's figures join a file in
+    the cache as they come (``$GAMMON_CACHE/cube_rollouts``, a line a position), so a stopped run resumes."""
+    path = cache_dir() / "cube_rollouts" / f"{judge_identity(judge)}-{games}-{seed}.jsonl"
+    done = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:  # the last line of a run stopped while writing it
+                continue
+            done[row["position_id"]] = [row["nd"], row["dt"]]
+    todo = [pid for pid in dict.fromkeys(ids) if pid not in done]
+    if todo:
+        evaluator = load_analyst(judge)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as out:
+            for pid in tqdm(todo, desc=f"cube rollouts by {judge}", disable=not progress):
+                result = cube_rollout(evaluator, board_from_position_id(pid), Cube(), games=games, seed=seed,
+                                      reduce_variance=True)
+                done[pid] = [result.no_double, result.double_take]
+                out.write(json.dumps({"position_id": pid, "nd": result.no_double, "dt": result.double_take}) + "\n")
+                out.flush()
+    return np.array([[*done[pid], 1.0] for pid in ids], dtype=np.float64).reshape(-1, 3)
+
+
+def rollout_judged(items: list[dict], calls: dict[str, tuple[np.ndarray, np.ndarray]], judge: str, games: int,
+                   progress: bool) -> dict:
+    """Each player's calls less gnubg 0-ply's, judged by ``judge``'s cubeful rollouts instead of gnubg's 2-ply.
+
+    Where two players make the same call they lose the same under any judge, so only the positions where some
+    call differs from another are rolled out; each difference is in mp per position over all positions, with its
+    95% interval, beside the same difference judged by gnubg's 2-ply figures."""
+    first = next(iter(calls.values()))
+    differ = np.zeros(len(items), dtype=bool)
+    for doubles, takes in calls.values():
+        differ |= (doubles != first[0]) | (takes != first[1])
+    rows = np.flatnonzero(differ)
+    figures = rolled_out_figures([items[r]["position_id"] for r in rows], judge, games, progress=progress)
+    two_ply = reference_figures(items)[rows]
+    judged = {name: tuple(judged_calls(by, doubles[rows], takes[rows]) for by in (figures, two_ply))
+              for name, (doubles, takes) in calls.items()}
+    gnubg = judged.pop("gnubg 0-ply")
+
+    def difference(ours: np.ndarray, theirs: np.ndarray) -> dict:
+        spread = np.zeros(len(items))
+        spread[rows] = ours - theirs
+        return dict(zip(("mean", "ci95"), mean_ci95(spread)))
+
+    return {"judge": judge, "games": games, "rolled_out": len(rows), "minus_gnubg_0ply": {
+        name: {judge_name: {decision: difference(mine[judge_index][k], gnubg[judge_index][k])
+                            for k, decision in enumerate(("double", "take"))}
+               for judge_index, judge_name in enumerate(("rollouts", "gnubg 2-ply"))}
+        for name, mine in judged.items()}}
 
 
 def describe(who: str, row: dict) -> str:
@@ -114,6 +213,11 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
     parser.add_argument("--cube-model-alone", action="store_true",
                         help="also our cube model fed gnubg-nn's 0-ply probabilities (needs gnubg-nn)")
+    parser.add_argument("--rollout-judge", metavar="PLAYER",
+                        help="also judge the calls by cubeful rollouts of PLAYER's play (a net, or gnubg for "
+                             "gnubg-nn) where any two players' calls differ")
+    parser.add_argument("--judge-games", type=int, default=JUDGE_GAMES,
+                        help=f"the rollout judge's games an action (default {JUDGE_GAMES})")
     parser.add_argument("--make-positions", action="store_true", help="write the positions file anew (needs gnubg)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -132,14 +236,19 @@ def main(argv=None) -> int:
 
         report["our_cube_model_on_gnubg_nn_0ply"] = loss_summary(decision_losses(GnubgEvaluator(), items, 0))
     nets = {name: load_analyst(name) for name in models}
+    calls = {"gnubg 0-ply": gnubg_calls(items)}
     for plies in [int(p) for p in args.plies.split(",") if p]:
-        losses = {name: decision_losses(net, items, plies, progress=True) for name, net in nets.items()}
-        for name, calls in losses.items():
-            report["models"].setdefault(name, {})[plies] = loss_summary(calls)
+        for name, net in nets.items():
+            calls[f"{name} {plies}-ply"] = cube_calls(net, items, plies, progress=True)
+        losses = {name: judged_calls(reference_figures(items), *calls[f"{name} {plies}-ply"]) for name in models}
+        for name, judged in losses.items():
+            report["models"].setdefault(name, {})[plies] = loss_summary(judged)
         for name in models[1:]:
             report["differences"].setdefault(name, {})[plies] = {
                 decision: dict(zip(("mean", "ci95"), mean_ci95(losses[name][k] - losses[models[0]][k])))
                 for k, decision in enumerate(("double", "take"))}
+    if args.rollout_judge:
+        report["rollout_judge"] = rollout_judged(items, calls, args.rollout_judge, args.judge_games, progress=True)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -155,6 +264,15 @@ def main(argv=None) -> int:
             print(f"{name} minus {models[0]}, {plies}-ply: " + ", ".join(
                 f"{decision} {d['mean']:+.3f} ({d['ci95'][0]:+.3f} .. {d['ci95'][1]:+.3f})"
                 for decision, d in row.items()))
+    if "rollout_judge" in report:
+        judged = report["rollout_judge"]
+        print(f"judged by {judged['games']} cubeful rollout games an action of {judged['judge']}'s play, on the "
+              f"{judged['rolled_out']} positions where the calls differ (mp per position over all {len(items)}):")
+        for name, by_judge in judged["minus_gnubg_0ply"].items():
+            for judge, row in by_judge.items():
+                print(f"  {name} minus gnubg 0-ply, judged by {judge}: " + ", ".join(
+                    f"{decision} {d['mean']:+.3f} ({d['ci95'][0]:+.3f} .. {d['ci95'][1]:+.3f})"
+                    for decision, d in row.items()))
     return 0
 
 

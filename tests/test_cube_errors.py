@@ -5,7 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from gammon.benchmarks.cube_errors import POSITIONS, gnubg_losses, main
+from gammon.benchmarks import cube_errors
+from gammon.benchmarks.cube_errors import POSITIONS, gnubg_losses, main, rollout_judged
+from gammon.engine.records.formats import position_id
 
 
 def item(nd, dt, dp, calls):
@@ -49,3 +51,70 @@ def test_the_benchmark_reports_the_shipped_model_beside_gnubg(capsys):
     assert report["positions"] == 40
     for row in (report["gnubg_0ply"], report["models"]["default"]["0"], report["our_cube_model_on_gnubg_nn_0ply"]):
         assert row["double"]["n"] == row["take"]["n"] == 40 and row["double"]["mean"] >= 0 <= row["take"]["mean"]
+
+
+class RolledOut:
+    """A stand-in for cube_rollout's result: each position's figures set by the test."""
+
+    figures = {}
+
+    def __init__(self, pid):
+        self.no_double, self.double_take = self.figures[pid]
+
+
+@pytest.fixture
+def rollouts(monkeypatch, tmp_path):
+    """Rollouts that answer from RolledOut.figures and count their calls, cached under tmp_path."""
+    asked = []
+
+    def fake_rollout(evaluator, board, cube, **settings):
+        pid = position_id(board)
+        asked.append(pid)
+        return RolledOut(pid)
+
+    monkeypatch.setenv("GAMMON_CACHE", str(tmp_path))
+    monkeypatch.setattr(cube_errors, "cube_rollout", fake_rollout)
+    real = cube_errors.load_analyst
+    monkeypatch.setattr(cube_errors, "load_analyst", lambda name: None if name == "judge" else real(name))
+    monkeypatch.setattr(cube_errors, "judge_identity", lambda name: name)
+    return asked
+
+
+def calls_of(doubles, takes):
+    return np.array(doubles, dtype=bool), np.array(takes, dtype=bool)
+
+
+def test_a_rollout_judge_rolls_out_only_where_the_calls_differ_and_scores_the_difference(rollouts):
+    items = [json.loads(line) for line in POSITIONS.read_text().splitlines()][:3]
+    ids = [item["position_id"] for item in items]
+    # the rollouts: the first position double/take (ND 0.5, DT 0.7), the third a pass (DT 1.3)
+    RolledOut.figures = {ids[0]: (0.5, 0.7), ids[2]: (0.9, 1.3)}
+    calls = {"gnubg 0-ply": calls_of([False, True, True], [True, True, True]),
+             "ours": calls_of([True, True, True], [True, True, False])}
+    report = rollout_judged(items, calls, "judge", games=36, progress=False)
+    assert sorted(rollouts) == sorted([ids[0], ids[2]]) and report["rolled_out"] == 2
+    by_rollouts = report["minus_gnubg_0ply"]["ours"]["rollouts"]
+    # ours doubled the first where gnubg missed 200 mp; ours passed the third where gnubg's take lost 300 mp
+    assert by_rollouts["double"]["mean"] == pytest.approx(-200 / 3)
+    assert by_rollouts["take"]["mean"] == pytest.approx(-300 / 3)
+
+    rollouts.clear()  # again: every figure comes from the cache
+    assert rollout_judged(items, calls, "judge", games=36, progress=False) == report and not rollouts
+
+
+def test_players_that_agree_need_no_rollouts_and_differ_by_nothing(rollouts):
+    items = [json.loads(line) for line in POSITIONS.read_text().splitlines()][:5]
+    same = calls_of([True, False, False, True, False], [True] * 5)
+    report = rollout_judged(items, {"gnubg 0-ply": same, "ours": same}, "judge", games=36, progress=False)
+    assert not rollouts and report["rolled_out"] == 0
+    assert all(d["mean"] == 0 for d in report["minus_gnubg_0ply"]["ours"]["rollouts"].values())
+
+
+def test_the_benchmark_prints_the_rollout_judges_differences(rollouts, capsys):
+    items = [json.loads(line) for line in POSITIONS.read_text().splitlines()][:100]
+    RolledOut.figures = {item["position_id"]: (0.5, 0.7) for item in items}  # every one a double/take
+    assert main(["--limit", "100", "--plies", "0", "--rollout-judge", "judge", "--judge-games", "36"]) == 0
+    out = capsys.readouterr().out
+    assert "judged by 36 cubeful rollout games an action of judge's play" in out
+    assert "default 0-ply minus gnubg 0-ply, judged by rollouts" in out
+    assert rollouts and len(rollouts) == int(out.split(" positions where the calls differ")[0].split()[-1])
