@@ -56,7 +56,6 @@ from gammon.benchmarks.accuracy import (
     reference_figures,
 )
 from gammon.engine.cube.state import Cube
-from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_text
 from gammon.engine.play.rollout import cube_rollout
 from gammon.engine.play.stats import mean_ci95
@@ -132,12 +131,7 @@ def gnubg_losses(items: list[dict]) -> CubeCalls:
 
 def judge_identity(judge: str) -> str:
     """What a rollout judge's figures depend on: gnubg-nn, or the digest of the weights a net judge plays with."""
-    if judge == "gnubg":
-        return "gnubg-nn"
-    path = weights_path(judge)
-    if not path.is_file():
-        raise GammonError(f"no weights file {judge!r} to judge with: give default, fast, gnubg or a .pt file")
-    return file_digest(path)[:16]
+    return "gnubg-nn" if judge == "gnubg" else file_digest(weights_path(judge))[:16]
 
 
 def rolled_out_figures(ids: list[str], judge: str, games: int = JUDGE_GAMES, seed: int = JUDGE_SEED,
@@ -146,6 +140,7 @@ def rolled_out_figures(ids: list[str], judge: str, games: int = JUDGE_GAMES, see
     from cubeful rollouts of ``judge``'s 0-ply play, both sides doubling by it (engine.play.rollout.cube_rollout),
     ``games`` games an action, variance-reduced, every game to its end. Each position's figures join a file in
     the cache as they come (``$GAMMON_CACHE/cube_rollouts``, a line a position), so a stopped run resumes."""
+    evaluator = load_analyst(judge)  # first: a name that is no player is refused in load_player's words
     path = cache_dir() / "cube_rollouts" / f"{judge_identity(judge)}-{games}-{seed}.jsonl"
     done = {}
     if path.exists():
@@ -157,7 +152,6 @@ def rolled_out_figures(ids: list[str], judge: str, games: int = JUDGE_GAMES, see
             done[row["position_id"]] = [row["nd"], row["dt"]]
     todo = [pid for pid in dict.fromkeys(ids) if pid not in done]
     if todo:
-        evaluator = load_analyst(judge)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a") as out:
             for pid in tqdm(todo, desc=f"cube rollouts by {judge}", disable=not progress):
@@ -236,11 +230,11 @@ def main(argv=None) -> int:
 
         report["our_cube_model_on_gnubg_nn_0ply"] = loss_summary(decision_losses(GnubgEvaluator(), items, 0))
     nets = {name: load_analyst(name) for name in models}
-    calls = {"gnubg 0-ply": gnubg_calls(items)}
+    calls, reference = {"gnubg 0-ply": gnubg_calls(items)}, reference_figures(items)
     for plies in [int(p) for p in args.plies.split(",") if p]:
         for name, net in nets.items():
             calls[f"{name} {plies}-ply"] = cube_calls(net, items, plies, progress=True)
-        losses = {name: judged_calls(reference_figures(items), *calls[f"{name} {plies}-ply"]) for name in models}
+        losses = {name: judged_calls(reference, *calls[f"{name} {plies}-ply"]) for name in models}
         for name, judged in losses.items():
             report["models"].setdefault(name, {})[plies] = loss_summary(judged)
         for name in models[1:]:
