@@ -1,6 +1,7 @@
 """Self-play training: determinism, checkpoints and resume, and that it learns."""
 
 import json
+import shutil
 from dataclasses import replace
 from functools import partial
 
@@ -323,6 +324,11 @@ def test_a_student_fits_another_teachers_positions_and_labels_and_labelled_folde
     np.save(tmp_path / "five" / "labels.npy", np.full((3, 5), 0.2, np.float32))
     with pytest.raises(GammonError, match=r"--labelled .*five: .*each board \(26 cells\) needs its six results"):
         generation(student, tmp_path / "bad-labels", replace(config, labelled=str(tmp_path / "five")), progress=False)
+    shutil.copytree(tmp_path / "gen1", tmp_path / "copy")  # a set named twice would weigh double
+    for twice in ("gen1,gen1", "gen1,copy"):
+        folders = ",".join(str(tmp_path / name) for name in twice.split(","))
+        with pytest.raises(GammonError, match=r"--labelled .*(gen1|copy): the same positions and labels as .*gen1"):
+            generation(student, tmp_path / "twice", replace(config, labelled=folders), progress=False)
     other = train(tiny(variant="hypergammon", games=60, eval_every=60, eval_games=4), tmp_path / "hyper",
                   progress=False)
     with pytest.raises(GammonError, match="--teacher .* plays hypergammon, the model standard"):

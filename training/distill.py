@@ -76,7 +76,7 @@ from gammon.engine.rules.outcomes import exclusive_results, result_points
 from gammon.engine.search.analysis import position_probs
 from gammon.engine.search.bearoff import WithBearoff
 from gammon.engine.search.evaluator import afterstate_scores
-from gammon.models.inference import route, taught_by
+from gammon.models.inference import file_digest, route, taught_by
 from gammon.models.network import (
     NetEvaluator,
     TDNet,
@@ -593,11 +593,18 @@ def teacher_of(path: Path, student) -> NetEvaluator:
 
 def labelled_folders(spec: str, variant) -> list[Path]:
     """The ``--labelled`` folders, each checked now (not after hours of labelling) to hold boards of ``variant``
-    and their six results, one row each."""
+    and their six results, one row each, and to be named once: a set named twice, or a copy of one under another
+    name, would silently weigh its labels double."""
     folders = [Path(name) for name in spec.split(",") if name]
+    seen = {}
     for folder in folders:
         if not ((folder / "positions.npy").is_file() and (folder / "labels.npy").is_file()):
             raise GammonError(f"--labelled {folder}: the folder has no positions.npy and labels.npy")
+        content = (file_digest(folder / "positions.npy"), file_digest(folder / "labels.npy"))
+        if content in seen:
+            raise GammonError(f"--labelled {folder}: the same positions and labels as {seen[content]}; "
+                              "name each set once")
+        seen[content] = folder
         boards = np.load(folder / "positions.npy", mmap_mode="r")
         labels = np.load(folder / "labels.npy", mmap_mode="r")
         if boards.ndim != 2 or boards.shape[1] != variant.board_size or labels.shape != (len(boards), 6):
