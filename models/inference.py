@@ -519,7 +519,7 @@ class NumpyEvaluator(ResultsEvaluator):
 
 
 def file_digest(path: str | Path) -> str:
-    """SHA-256 of a file's bytes (a weights file is a megabyte or two: read whole)."""
+    """SHA-256 of a file's bytes, read whole (weights files and label sets: a few megabytes)."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
