@@ -58,6 +58,7 @@ from gammon.benchmarks.accuracy import (
 from gammon.engine.cube.state import Cube
 from gammon.engine.files import atomic_text
 from gammon.engine.play.rollout import cube_rollout
+from gammon.engine.play.shards import AppendOnlyStore
 from gammon.engine.play.stats import mean_ci95
 from gammon.engine.records.formats import board_from_position_id, position_id
 from gammon.engine.rules.board import CONTACT, CRASHED, position_class
@@ -69,6 +70,7 @@ POSITIONS = Path(__file__).resolve().parent / "data" / "cube_positions.jsonl"
 SEED = 5151
 JUDGE_GAMES = 324  # a rollout judge's games a cube action, variance-reduced
 JUDGE_SEED = 77
+JUDGE_KIND = "gammon cube_errors rollouts"
 
 # Runs inside gnubg's embedded Python: (no double, double/take, double/pass) of each position for the player
 # on roll, money, centred cube, Jacoby off, at the given plies.
@@ -134,33 +136,42 @@ def judge_identity(judge: str) -> str:
     return "gnubg-nn" if judge == "gnubg" else file_digest(weights_path(judge))[:16]
 
 
+class JudgeStore(AppendOnlyStore):
+    """A rollout judge's figures, a position a line, kept as they come (:class:`engine.play.shards.AppendOnlyStore`):
+    ``done`` maps a Position ID to its no double and double/take."""
+
+    def __init__(self, path, options: dict):
+        self.done: dict[str, list[float]] = {}
+        super().__init__(path, options, JUDGE_KIND)
+
+    def _take(self, record: dict) -> None:
+        self.done[record["position_id"]] = [record["nd"], record["dt"]]
+
+    def add(self, pid: str, no_double: float, double_take: float) -> None:
+        self.done[pid] = [no_double, double_take]
+        self._append({"position_id": pid, "nd": no_double, "dt": double_take})
+
+
 def rolled_out_figures(ids: list[str], judge: str, games: int = JUDGE_GAMES, seed: int = JUDGE_SEED,
                        progress: bool = False) -> np.ndarray:
     """(N, 3) no double, double/take and double/pass of each position (money, centred cube, the player on roll)
     from cubeful rollouts of ``judge``'s 0-ply play, both sides doubling by it (engine.play.rollout.cube_rollout),
-    ``games`` games an action, variance-reduced, every game to its end. Each position's figures join a file in
+    ``games`` games an action, variance-reduced, every game to its end. Each position's figures join a store in
     the cache as they come (``$GAMMON_CACHE/cube_rollouts``, a line a position), so a stopped run resumes."""
     evaluator = load_analyst(judge)  # first: a name that is no player is refused in load_player's words
-    path = cache_dir() / "cube_rollouts" / f"{judge_identity(judge)}-{games}-{seed}.jsonl"
-    done = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:  # the last line of a run stopped while writing it
-                continue
-            done[row["position_id"]] = [row["nd"], row["dt"]]
-    todo = [pid for pid in dict.fromkeys(ids) if pid not in done]
-    if todo:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a") as out:
-            for pid in tqdm(todo, desc=f"cube rollouts by {judge}", disable=not progress):
-                result = cube_rollout(evaluator, board_from_position_id(pid), Cube(), games=games, seed=seed,
-                                      reduce_variance=True)
-                done[pid] = [result.no_double, result.double_take]
-                out.write(json.dumps({"position_id": pid, "nd": result.no_double, "dt": result.double_take}) + "\n")
-                out.flush()
-    return np.array([[*done[pid], 1.0] for pid in ids], dtype=np.float64).reshape(-1, 3)
+    identity = judge_identity(judge)
+    path = cache_dir() / "cube_rollouts" / f"{identity}-{games}-{seed}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    store = JudgeStore(path, {"judge": identity, "games": games, "seed": seed})
+    try:
+        for pid in tqdm([pid for pid in dict.fromkeys(ids) if pid not in store.done],
+                        desc=f"cube rollouts by {judge}", disable=not progress):
+            result = cube_rollout(evaluator, board_from_position_id(pid), Cube(), games=games, seed=seed,
+                                  reduce_variance=True)
+            store.add(pid, result.no_double, result.double_take)
+    finally:
+        store.close()
+    return np.array([[*store.done[pid], 1.0] for pid in ids], dtype=np.float64).reshape(-1, 3)
 
 
 def rollout_judged(items: list[dict], calls: dict[str, tuple[np.ndarray, np.ndarray]], judge: str, games: int,
