@@ -19,7 +19,6 @@ shards it was playing: the pool is restarted for the rest, Ray retries the task.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import sys
 import time
@@ -35,6 +34,7 @@ from gammon.app.batch import TooLong, answer_line, read_lines, warn_ignored
 from gammon.engine.errors import GammonError
 from gammon.engine.files import atomic_write, check_distinct
 from gammon.engine.play.shards import AppendOnlyStore, BlockStats, Shard, ShardStore, combine, plan, play_shard
+from gammon.models.inference import file_digest
 from gammon.models.players import shared_analyst
 from gammon.training.runners import Runner, in_process, process_pool, ray_tasks
 
@@ -72,26 +72,18 @@ def read_batch(source, variant: str = "standard") -> list[Entry]:
     return entries
 
 
-def _sha256(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def model_identity(model: str, variant: str) -> dict:
     """The model by name and by content: a store of games its other weights played cannot be resumed."""
     from gammon.models.players import weights_path
 
     weights = weights_path(model, variant)  # loaded already: it exists
-    return {"model": model, "model_sha256": _sha256(weights) if weights.is_file() else None, "variant": variant}
+    return {"model": model, "model_sha256": file_digest(weights) if weights.is_file() else None, "variant": variant}
 
 
 def run_options(batch, games: int, truncate: int | None, seed: int, block: int, model: str, variant: str,
                 reduce_variance: bool = False, truncate_plies: int = 0) -> dict:
     """What decides every shard's numbers: a store made with other options cannot be resumed."""
-    return {"input_sha256": _sha256(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
+    return {"input_sha256": file_digest(batch), "games": games, "truncate": truncate, "seed": seed, "block": block,
             **model_identity(model, variant), "reduce_variance": reduce_variance,
             # a key only when set, so that a store written before the option existed still resumes
             **({"truncate_plies": truncate_plies} if truncate_plies else {})}

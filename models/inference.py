@@ -519,8 +519,12 @@ class NumpyEvaluator(ResultsEvaluator):
 
 
 def file_digest(path: str | Path) -> str:
-    """SHA-256 of a file's bytes, read whole (weights files and label sets: a few megabytes)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """SHA-256 of a file's bytes, read a megabyte at a time (weights, label sets, batch inputs of any size)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def companion_path(weights: str | Path) -> Path:
